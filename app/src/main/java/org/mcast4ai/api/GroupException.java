@@ -1,0 +1,70 @@
+package org.mcast4ai.api;
+
+/**
+ * A request the group service refuses. The kind maps to an HTTP status in REST and to an error line in the
+ * CLI; the message says what is wrong in terms the caller can act on. A refused request never changes
+ * existing groups.
+ */
+public class GroupException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Why a request was refused. */
+    public enum Kind {
+        /** Malformed or inconsistent input (HTTP 400). */
+        INVALID,
+        /** No such group (HTTP 404). */
+        NOT_FOUND,
+        /** Conflicts with existing state: duplicate key, wrong state (HTTP 409). */
+        CONFLICT,
+        /** A configured limit or the address pool is exhausted (HTTP 409 with the limit named). */
+        LIMIT
+    }
+
+    private final Kind kind;
+
+    /**
+     * @param kind    why
+     * @param message what is wrong
+     */
+    public GroupException(Kind kind, String message) {
+        super(message);
+        this.kind = kind;
+    }
+
+    /** @return why the request was refused */
+    public Kind kind() {
+        return kind;
+    }
+
+    /**
+     * @param message what is wrong
+     * @return an INVALID exception
+     */
+    public static GroupException invalid(String message) {
+        return new GroupException(Kind.INVALID, message);
+    }
+
+    /**
+     * @param id the missing group
+     * @return a NOT_FOUND exception
+     */
+    public static GroupException notFound(Object id) {
+        return new GroupException(Kind.NOT_FOUND, "no group " + id);
+    }
+
+    /**
+     * @param message what conflicts
+     * @return a CONFLICT exception
+     */
+    public static GroupException conflict(String message) {
+        return new GroupException(Kind.CONFLICT, message);
+    }
+
+    /**
+     * @param message which limit
+     * @return a LIMIT exception
+     */
+    public static GroupException limit(String message) {
+        return new GroupException(Kind.LIMIT, message);
+    }
+}

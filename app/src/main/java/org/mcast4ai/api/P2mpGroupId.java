@@ -1,0 +1,61 @@
+package org.mcast4ai.api;
+
+/** The app-assigned identifier of a group, unique in the cluster and never reused. Immutable. */
+public final class P2mpGroupId implements Comparable<P2mpGroupId> {
+    private final long value;
+
+    private P2mpGroupId(long value) {
+        this.value = value;
+    }
+
+    /**
+     * @param value a positive id
+     * @return the id
+     */
+    public static P2mpGroupId of(long value) {
+        if (value <= 0) {
+            throw GroupException.invalid("group id must be a positive integer; got " + value);
+        }
+        return new P2mpGroupId(value);
+    }
+
+    /**
+     * Parses the decimal form used in REST paths and CLI arguments.
+     *
+     * @param text decimal id
+     * @return the id
+     * @throws GroupException INVALID if the text is not a positive integer
+     */
+    public static P2mpGroupId parse(String text) {
+        try {
+            return of(Long.parseLong(text.trim()));
+        } catch (NumberFormatException | NullPointerException e) {
+            throw GroupException.invalid("group id must be a positive integer; got '" + text + "'");
+        }
+    }
+
+    /** @return the numeric value */
+    public long value() {
+        return value;
+    }
+
+    @Override
+    public int compareTo(P2mpGroupId o) {
+        return Long.compare(value, o.value);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof P2mpGroupId && ((P2mpGroupId) o).value == value;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+        return Long.toString(value);
+    }
+}

@@ -1,0 +1,42 @@
+package org.mcast4ai.api;
+
+import org.onosproject.event.ListenerService;
+
+import java.util.Collection;
+import java.util.Optional;
+
+/** Read access to P2MP groups: for schedulers, operators, dashboards. */
+public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGroupListener> {
+
+    /**
+     * @param id group id
+     * @return the group, if it exists
+     */
+    Optional<P2mpGroup> getGroup(P2mpGroupId id);
+
+    /**
+     * @param key tenant + name
+     * @return the group with that key, if it exists
+     */
+    Optional<P2mpGroup> getGroup(GroupKey key);
+
+    /** @return all groups, in id order */
+    Collection<P2mpGroup> getGroups();
+
+    /**
+     * @param tenant tenant to match, or null for any
+     * @param jobId  job id to match, or null for any
+     * @param state  state to match, or null for any
+     * @return matching groups, in id order
+     */
+    Collection<P2mpGroup> getGroups(String tenant, String jobId, GroupState state);
+
+    /**
+     * @param id group id
+     * @return the plan installed for the group (empty plan if none)
+     */
+    GroupPlan getInstalledPlan(P2mpGroupId id);
+
+    /** @return the number of groups held (any state) */
+    int groupCount();
+}

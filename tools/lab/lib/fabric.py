@@ -1,0 +1,243 @@
+"""Build and tear down the Open vSwitch lab fabric (standard library only).
+
+Called by tools/lab/fabric after it has made sure OVS and iproute2 are present.
+  up   [--topo leafspine|fattree] [--spines S --leaves L --hosts-per-leaf H] [--k K] [--out FILE]
+  down [--fabric FILE]
+"""
+
+import argparse
+import ctypes
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import topology  # noqa: E402
+
+LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUT = os.path.join(LAB_DIR, "out", "fabric.json")
+BRIDGE_PREFIX = "m4"
+NS_PREFIX = "m4h"
+CLONE_NEWNET = 0x40000000
+
+
+def log(msg):
+    print("fabric: " + msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, stdin=None, check=True):
+    p = subprocess.run(cmd, input=stdin, text=True, capture_output=True)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:3]), p.returncode,
+                                                   (p.stderr or p.stdout).strip()[:2000]))
+    return p
+
+
+def write_sysctl(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+class _NetNs:
+    """Enter a named network namespace for this thread; restore on exit.
+
+    /proc/sys/net follows the namespace of the writing thread, so sysctls of a namespace
+    can be set here without forking `ip netns exec`.
+    """
+    _libc = ctypes.CDLL(None, use_errno=True)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self._home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+        fd = os.open("/run/netns/" + self.name, os.O_RDONLY)
+        try:
+            if self._libc.setns(fd, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns " + self.name)
+        finally:
+            os.close(fd)
+        return self
+
+    def __exit__(self, *exc):
+        self._libc.setns(self._home, CLONE_NEWNET)
+        os.close(self._home)
+
+
+# ---------------------------------------------------------------- down
+
+def existing_lab():
+    """Bridges, namespaces and root veth ends currently present with the lab prefixes."""
+    p = run(["ovs-vsctl", "--timeout=10", "list-br"], check=False)
+    bridges = [b for b in p.stdout.split() if b.startswith(BRIDGE_PREFIX)]
+    namespaces = sorted(os.path.basename(n) for n in glob.glob("/run/netns/" + NS_PREFIX + "*"))
+    veths = [os.path.basename(n) for n in glob.glob("/sys/class/net/" + NS_PREFIX + "*")]
+    return bridges, namespaces, veths
+
+
+def down(fabric_file=None):
+    """Remove what the lab created: the fabric file's names plus anything with the prefixes."""
+    t0 = time.monotonic()
+    bridges, namespaces, veths = existing_lab()
+    if fabric_file and os.path.exists(fabric_file):
+        try:
+            with open(fabric_file) as f:
+                desc = json.load(f)
+            present = set(run(["ovs-vsctl", "--timeout=10", "list-br"], check=False).stdout.split())
+            bridges = sorted(set(bridges) | ({s["bridge"] for s in desc.get("switches", [])} & present))
+            namespaces = sorted(set(namespaces) | {h["ns"] for h in desc.get("hosts", [])
+                                                   if os.path.exists("/run/netns/" + h["ns"])})
+        except (ValueError, KeyError, OSError) as e:
+            log("ignoring unreadable %s (%s); removing by prefix" % (fabric_file, e))
+    if bridges:
+        cmd = ["ovs-vsctl", "--timeout=30"]
+        for b in bridges:
+            cmd += ["--", "--if-exists", "del-br", b]
+        run(cmd, check=False)
+    batch = "".join("netns delete %s\n" % n for n in namespaces
+                    if os.path.exists("/run/netns/" + n))
+    # deleting a namespace deletes its veth end, which takes the root end with it
+    batch += "".join("link delete %s\n" % v for v in veths)
+    if batch:
+        run(["ip", "-force", "-batch", "-"], stdin=batch, check=False)
+    left = existing_lab()
+    if any(left):
+        log("could not remove: bridges=%s namespaces=%s veths=%s" % left)
+        return 1
+    log("down: removed %d bridges, %d namespaces in %.2f s"
+        % (len(bridges), len(namespaces), time.monotonic() - t0))
+    return 0
+
+
+# ---------------------------------------------------------------- up
+
+def ovs_transaction(desc):
+    """One ovs-vsctl call creating every bridge and port of the description."""
+    cmd = ["ovs-vsctl", "--timeout=60"]
+    for sw in desc["switches"]:
+        cmd += ["--", "add-br", sw["bridge"],
+                "--", "set", "bridge", sw["bridge"], "datapath_type=netdev", "fail_mode=secure",
+                "protocols=OpenFlow13,OpenFlow15",
+                "other-config:datapath-id=" + sw["dpid"],
+                "other-config:disable-in-band=true"]
+    for bridge, port, kind, peer in topology.switch_ports(desc):
+        if kind == "patch":
+            name = topology.patch_name(bridge, port)
+            cmd += ["--", "add-port", bridge, name,
+                    "--", "set", "interface", name, "type=patch",
+                    "options:peer=" + topology.patch_name(*peer),
+                    "ofport_request=%d" % port]
+        else:
+            name = topology.host_veth(peer)
+            cmd += ["--", "add-port", bridge, name,
+                    "--", "set", "interface", name, "ofport_request=%d" % port]
+    return cmd
+
+
+def create_hosts(hosts):
+    """Namespaces, veth pairs (IPv6 off on both ends), MACs, addresses, static ARP."""
+    run(["ip", "-batch", "-"], stdin="".join("netns add %s\n" % h["ns"] for h in hosts))
+    for h in hosts:
+        # interfaces moved into the namespace take its defaults: no IPv6, so no RS/MLD noise
+        with _NetNs(h["ns"]):
+            for conf in ("all", "default"):
+                write_sysctl("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % conf, "1")
+    batch = ""
+    for h in hosts:
+        batch += "link add %s type veth peer name %s netns %s\n" % (topology.host_veth(h), h["iface"], h["ns"])
+    run(["ip", "-batch", "-"], stdin=batch)
+    for h in hosts:
+        write_sysctl("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % topology.host_veth(h), "1")
+    run(["ip", "-batch", "-"], stdin="".join("link set %s up\n" % topology.host_veth(h) for h in hosts))
+    for h in hosts:
+        lines = ["link set lo up",
+                 "link set %s address %s" % (h["iface"], h["mac"]),
+                 "addr add %s/16 dev %s" % (h["ip"], h["iface"]),
+                 "link set %s up" % h["iface"]]
+        lines += ["neigh replace %s lladdr %s dev %s nud permanent" % (o["ip"], o["mac"], h["iface"])
+                  for o in hosts if o is not h]
+        run(["ip", "-n", h["ns"], "-batch", "-"], stdin="\n".join(lines) + "\n")
+
+
+def verify(desc):
+    """Check that every requested OpenFlow port number was granted."""
+    wanted = {}
+    for bridge, port, kind, peer in topology.switch_ports(desc):
+        name = topology.patch_name(bridge, port) if kind == "patch" else topology.host_veth(peer)
+        wanted[name] = port
+    p = run(["ovs-vsctl", "--format=csv", "--no-headings", "--columns=name,ofport,error",
+             "list", "interface"])
+    got = {}
+    errors = []
+    for line in p.stdout.splitlines():
+        name, ofport, error = (line.split(",", 2) + ["", ""])[:3]
+        got[name] = int(ofport) if ofport.lstrip("-").isdigit() else -1
+        if name in wanted and error not in ("", "[]", '""'):
+            errors.append("%s: %s" % (name, error))
+    bad = ["%s wants %d got %s" % (n, p_, got.get(n)) for n, p_ in wanted.items() if got.get(n) != p_]
+    if bad or errors:
+        raise RuntimeError("port set-up failed: " + "; ".join(bad + errors)[:2000])
+
+
+def up(desc, out):
+    t0 = time.monotonic()
+    if any(existing_lab()):
+        log("removing a previous lab first")
+        down(out)
+    t1 = time.monotonic()
+    create_hosts(desc["hosts"])
+    t2 = time.monotonic()
+    run(ovs_transaction(desc))
+    verify(desc)
+    t3 = time.monotonic()
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(desc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, out)
+    log("up %s: %d switches, %d links, %d hosts in %.2f s (hosts %.2f s, ovs %.2f s) -> %s"
+        % (desc["name"], len(desc["switches"]), len(desc["links"]), len(desc["hosts"]),
+           t3 - t1, t2 - t1, t3 - t2, out))
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="fabric", description="Open vSwitch lab fabric")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    u = sub.add_parser("up", help="build the fabric and write its description")
+    u.add_argument("--topo", choices=("leafspine", "fattree"), default="leafspine")
+    u.add_argument("--spines", type=int, default=2)
+    u.add_argument("--leaves", type=int, default=4)
+    u.add_argument("--hosts-per-leaf", type=int, default=2)
+    u.add_argument("--k", type=int, default=4, help="fat-tree arity")
+    u.add_argument("--out", default=DEFAULT_OUT)
+    d = sub.add_parser("down", help="remove every lab bridge, namespace and veth")
+    d.add_argument("--fabric", default=DEFAULT_OUT)
+    a = ap.parse_args(argv)
+    if os.geteuid() != 0:
+        log("must run as root")
+        return 2
+    if a.cmd == "down":
+        return down(a.fabric)
+    try:
+        if a.topo == "fattree":
+            desc = topology.fattree(a.k)
+        else:
+            desc = topology.leafspine(a.spines, a.leaves, a.hosts_per_leaf)
+    except topology.TopologyError as e:
+        log(str(e))
+        return 2
+    try:
+        return up(desc, a.out)
+    except RuntimeError as e:
+        log("up failed: %s" % e)
+        down(a.out)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+package org.mcast4ai.lab;
+
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.cfg.ComponentConfigService;
+import org.onosproject.core.CoreService;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupService;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.intent.WorkPartitionService;
+import org.onosproject.net.link.LinkService;
+import org.onosproject.store.service.StorageService;
+import org.onosproject.store.service.TestStorageService;
+
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.onlab.util.Tools.groupedThreads;
+
+/**
+ * One running lab: the ONOS services over a fabric, the mcast4ai components hosted on them, and
+ * the REST API on loopback. Used by {@link LabRunner} and, in-process, by the tests.
+ */
+public final class Lab implements AutoCloseable {
+
+    /** Components hosted by default, in no particular order (the host resolves dependencies). */
+    public static final List<String> COMPONENTS = List.of(
+            "org.onosproject.codec.impl.CodecManager",
+            "org.mcast4ai.codec.Mcast4aiCodecRegistrator",
+            "org.mcast4ai.impl.DistributedP2mpGroupStore",
+            "org.mcast4ai.impl.P2mpGroupManager");
+
+    /** The REST module's JAX-RS application. */
+    public static final String REST_APPLICATION = "org.mcast4ai.rest.Mcast4aiWebApplication";
+
+    private final LabFabric fabric;
+    private final ServiceRegistry registry = new ServiceRegistry();
+    private final ExecutorService ovsExecutor =
+            Executors.newSingleThreadExecutor(groupedThreads("mcast4ai-lab", "ovs-%d"));
+    private final LabLinkService linkService;
+    private final OvsFlowRuleService flowRuleService;
+    private final OvsGroupService groupService;
+    private final ComponentHost host;
+    private RestServer rest;
+
+    private Lab(LabFabric fabric, Ofctl ofctl) {
+        this.fabric = fabric;
+        this.linkService = new LabLinkService(fabric);
+        this.flowRuleService = new OvsFlowRuleService(fabric, ofctl, ovsExecutor);
+        this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor);
+        registry.register(CoreService.class, new LabCoreService())
+                .register(StorageService.class, new TestStorageService())
+                .register(DeviceService.class, new LabDeviceService(fabric))
+                .register(LinkService.class, linkService)
+                .register(HostService.class, new LabHostService(fabric))
+                .register(FlowRuleService.class, flowRuleService)
+                .register(GroupService.class, groupService)
+                .register(WorkPartitionService.class, new LabWorkPartitionService())
+                .register(ComponentConfigService.class, new ComponentConfigAdapter());
+        this.host = new ComponentHost(registry);
+    }
+
+    /**
+     * Starts a lab: hosts the components and serves the REST API on {@code 127.0.0.1:port}.
+     *
+     * @param fabric     lab fabric
+     * @param ofctl      ovs-ofctl runner
+     * @param port       TCP port on loopback (0 is not allowed: pick a free one)
+     * @param components component class names to host
+     * @return the running lab
+     * @throws IllegalStateException if a component or the REST application cannot start
+     */
+    public static Lab start(LabFabric fabric, Ofctl ofctl, int port, List<String> components) {
+        Lab lab = new Lab(fabric, ofctl);
+        try {
+            lab.host.activate(components);
+            lab.rest = RestServer.start(REST_APPLICATION,
+                                        URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), lab.registry);
+        } catch (RuntimeException e) {
+            lab.close();
+            throw e;
+        }
+        return lab;
+    }
+
+    /**
+     * Returns the REST base URI (ends with {@code /onos/mcast4ai/}).
+     *
+     * @return base URI
+     */
+    public URI base() {
+        return rest.base();
+    }
+
+    /**
+     * Returns the fabric.
+     *
+     * @return fabric
+     */
+    public LabFabric fabric() {
+        return fabric;
+    }
+
+    /**
+     * Returns the service registry (also the REST service directory).
+     *
+     * @return registry
+     */
+    public ServiceRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Returns the link service, to simulate link failures.
+     *
+     * @return link service
+     */
+    public LabLinkService links() {
+        return linkService;
+    }
+
+    /**
+     * Returns the OVS flow rule service.
+     *
+     * @return flow rule service
+     */
+    public OvsFlowRuleService flows() {
+        return flowRuleService;
+    }
+
+    /**
+     * Returns the OVS group service.
+     *
+     * @return group service
+     */
+    public OvsGroupService groups() {
+        return groupService;
+    }
+
+    /**
+     * Stops serving, deactivates the components and stops the OVS worker. Removes nothing from
+     * the switches.
+     */
+    @Override
+    public void close() {
+        if (rest != null) {
+            rest.close();
+        }
+        host.close();
+        ovsExecutor.shutdown();
+        try {
+            ovsExecutor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.mcast4ai.lab;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181]}: hosts the
+ * mcast4ai components over an Open vSwitch lab fabric and serves the REST API at
+ * {@code http://127.0.0.1:PORT/onos/mcast4ai/} until SIGTERM or Ctrl-C.
+ */
+public final class LabRunner {
+
+    private LabRunner() {
+    }
+
+    /**
+     * Runs the lab.
+     *
+     * @param args command line
+     */
+    public static void main(String[] args) {
+        Path fabricFile = null;
+        int port = 8181;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--fabric":
+                        fabricFile = Path.of(args[++i]);
+                        break;
+                    case "--port":
+                        port = Integer.parseInt(args[++i]);
+                        break;
+                    default:
+                        usage("unknown argument " + args[i]);
+                }
+            }
+        } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
+            usage("bad arguments");
+        }
+        if (fabricFile == null || !Files.isReadable(fabricFile)) {
+            usage("--fabric FILE is required and must be readable");
+        }
+        LabFabric fabric;
+        try {
+            fabric = LabFabric.read(fabricFile);
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("lab-runner: cannot read " + fabricFile + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Lab lab;
+        try {
+            lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS);
+        } catch (RuntimeException e) {
+            System.err.println("lab-runner: cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            lab.close();
+            System.out.println("lab-runner: stopped");
+            stopped.countDown();
+        }, "lab-runner-stop"));
+        String base = lab.base().toString();
+        System.out.println("lab-runner: ready on " + base.substring(0, base.length() - 1));
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void usage(String why) {
+        System.err.println("lab-runner: " + why);
+        System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181]");
+        System.exit(2);
+    }
+}

@@ -1,0 +1,263 @@
+package org.mcast4ai.lab;
+
+import com.google.common.collect.ImmutableList;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.event.ListenerRegistry;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.DefaultFlowEntry;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleEvent;
+import org.onosproject.net.flow.FlowRuleListener;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.flow.TableStatisticsEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+
+/**
+ * FlowRuleService that programs the lab's Open vSwitch bridges with {@code ovs-ofctl}.
+ *
+ * <p>Each stage of a {@link FlowRuleOperations} batch becomes ONE atomic OpenFlow bundle per bridge
+ * ({@code ovs-ofctl -O OpenFlow13 --bundle add-flows BRIDGE -} with {@code add},
+ * {@code modify_strict} and {@code delete_strict} lines on standard input). The bundle commit is the
+ * switch's acknowledgement: when every bridge of every stage committed, the batch context gets
+ * {@code onSuccess}; when a bridge refused its bundle (nothing of it is applied) or a rule cannot be
+ * translated, later stages are not run, the failed rules are recorded as FAILED entries with the
+ * switch's message ({@link #failure(FlowRule)}) and the context gets {@code onError} with exactly
+ * the failed operations. Work runs in submission order on the executor shared with
+ * {@link OvsGroupService}, so a group added before a flow that uses it reaches the switch first.
+ * The criterion/instruction mapping is documented on {@link OfctlTranslator}.</p>
+ */
+public class OvsFlowRuleService implements FlowRuleService {
+
+    private static final Logger log = LoggerFactory.getLogger(OvsFlowRuleService.class);
+
+    private final Map<DeviceId, String> bridges;
+    private final Ofctl ofctl;
+    private final Executor executor;
+    private final Map<DeviceId, Map<FlowId, FlowEntry>> entries = new ConcurrentHashMap<>();
+    private final Map<FlowId, String> failures = new ConcurrentHashMap<>();
+    private final ListenerRegistry<FlowRuleEvent, FlowRuleListener> listeners = new ListenerRegistry<>();
+    private volatile UnaryOperator<FlowRule> ruleHook = UnaryOperator.identity();
+
+    /**
+     * Creates the service.
+     *
+     * @param fabric   lab fabric (device id to bridge)
+     * @param ofctl    ovs-ofctl runner
+     * @param executor executor that runs batches in submission order (single thread)
+     */
+    public OvsFlowRuleService(LabFabric fabric, Ofctl ofctl, Executor executor) {
+        this.bridges = fabric.switches().stream().collect(Collectors.toMap(
+                s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
+        this.ofctl = ofctl;
+        this.executor = executor;
+    }
+
+    /**
+     * Test hook: rewrites every rule to add or modify just before it is translated, e.g. to
+     * inject a rule the switch rejects. The stored entry keeps the original rule.
+     *
+     * @param hook rewriting function; identity to turn it off
+     */
+    public void setRuleHook(UnaryOperator<FlowRule> hook) {
+        this.ruleHook = hook == null ? UnaryOperator.identity() : hook;
+    }
+
+    /**
+     * Returns the switch's (or translator's) message for a rule that failed, if it did.
+     *
+     * @param rule flow rule
+     * @return the error message
+     */
+    public Optional<String> failure(FlowRule rule) {
+        return Optional.ofNullable(failures.get(rule.id()));
+    }
+
+    /**
+     * Returns every failure message recorded so far, by flow id.
+     *
+     * @return failures
+     */
+    public Map<FlowId, String> failures() {
+        return Map.copyOf(failures);
+    }
+
+    @Override
+    public void apply(FlowRuleOperations ops) {
+        executor.execute(() -> execute(ops));
+    }
+
+    private void execute(FlowRuleOperations ops) {
+        FlowRuleOperationsContext context = ops.callback();
+        for (Set<FlowRuleOperation> stage : ops.stages()) {
+            List<FlowRuleOperation> failed = executeStage(stage);
+            if (!failed.isEmpty()) {
+                if (context != null) {
+                    FlowRuleOperations.Builder b = FlowRuleOperations.builder();
+                    failed.forEach(b::operation);
+                    context.onError(b.build());
+                }
+                return;
+            }
+        }
+        if (context != null) {
+            context.onSuccess(ops);
+        }
+    }
+
+    private List<FlowRuleOperation> executeStage(Set<FlowRuleOperation> stage) {
+        Map<DeviceId, List<FlowRuleOperation>> byDevice = new LinkedHashMap<>();
+        stage.forEach(op -> byDevice.computeIfAbsent(op.rule().deviceId(), d -> new ArrayList<>()).add(op));
+        List<FlowRuleOperation> failed = new ArrayList<>();
+        byDevice.forEach((device, deviceOps) -> failed.addAll(executeOnDevice(device, deviceOps)));
+        return failed;
+    }
+
+    private List<FlowRuleOperation> executeOnDevice(DeviceId device, List<FlowRuleOperation> ops) {
+        String bridge = bridges.get(device);
+        if (bridge == null) {
+            return fail(ops, "device " + device + " is not in the lab fabric");
+        }
+        StringBuilder text = new StringBuilder();
+        for (FlowRuleOperation op : ops) {
+            try {
+                text.append(line(op)).append('\n');
+            } catch (UnmappedException e) {
+                // the bundle is atomic: one untranslatable rule fails the device's whole batch
+                return fail(ops, e.getMessage());
+            }
+        }
+        Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+        if (!r.ok()) {
+            return fail(ops, bridge + " refused the bundle: " + r.errors());
+        }
+        for (FlowRuleOperation op : ops) {
+            FlowRule rule = op.rule();
+            failures.remove(rule.id());
+            Map<FlowId, FlowEntry> table = entries.computeIfAbsent(device, d -> new ConcurrentHashMap<>());
+            if (op.type() == FlowRuleOperation.Type.REMOVE) {
+                table.remove(rule.id());
+                listeners.process(new FlowRuleEvent(FlowRuleEvent.Type.RULE_REMOVED, rule));
+            } else {
+                table.put(rule.id(), new DefaultFlowEntry(rule, FlowEntry.FlowEntryState.ADDED));
+                listeners.process(new FlowRuleEvent(op.type() == FlowRuleOperation.Type.ADD
+                        ? FlowRuleEvent.Type.RULE_ADDED : FlowRuleEvent.Type.RULE_UPDATED, rule));
+            }
+        }
+        return List.of();
+    }
+
+    private String line(FlowRuleOperation op) throws UnmappedException {
+        switch (op.type()) {
+            case ADD:
+                return OfctlTranslator.addLine(ruleHook.apply(op.rule()));
+            case MODIFY:
+                return OfctlTranslator.modifyLine(ruleHook.apply(op.rule()));
+            case REMOVE:
+                return OfctlTranslator.deleteLine(op.rule());
+            default:
+                throw new UnmappedException("flow rule operation " + op.type() + " is not mapped");
+        }
+    }
+
+    private List<FlowRuleOperation> fail(List<FlowRuleOperation> ops, String message) {
+        log.warn("flow batch failed: {}", message);
+        for (FlowRuleOperation op : ops) {
+            failures.put(op.rule().id(), message);
+            if (op.type() != FlowRuleOperation.Type.REMOVE) {
+                // errType/errCode are not known from ovs-ofctl's text; the message is in failure()
+                entries.computeIfAbsent(op.rule().deviceId(), d -> new ConcurrentHashMap<>())
+                        .put(op.rule().id(), new DefaultFlowEntry(op.rule(), FlowEntry.FlowEntryState.FAILED));
+            }
+        }
+        return ops;
+    }
+
+    @Override
+    public void applyFlowRules(FlowRule... flowRules) {
+        FlowRuleOperations.Builder b = FlowRuleOperations.builder();
+        for (FlowRule r : flowRules) {
+            b.add(r);
+        }
+        apply(b.build());
+    }
+
+    @Override
+    public void removeFlowRules(FlowRule... flowRules) {
+        FlowRuleOperations.Builder b = FlowRuleOperations.builder();
+        for (FlowRule r : flowRules) {
+            b.remove(r);
+        }
+        apply(b.build());
+    }
+
+    @Override
+    public void purgeFlowRules(DeviceId deviceId) {
+        removeFlowRules(entries.getOrDefault(deviceId, Map.of()).values().toArray(new FlowRule[0]));
+    }
+
+    @Override
+    public void removeFlowRulesById(ApplicationId id) {
+        removeFlowRules(StreamSupport.stream(getFlowEntriesById(id).spliterator(), false).toArray(FlowRule[]::new));
+    }
+
+    @Override
+    public int getFlowRuleCount() {
+        return entries.values().stream().mapToInt(Map::size).sum();
+    }
+
+    @Override
+    public FlowEntry getFlowEntry(FlowRule rule) {
+        return entries.getOrDefault(rule.deviceId(), Map.of()).get(rule.id());
+    }
+
+    @Override
+    public Iterable<FlowEntry> getFlowEntries(DeviceId deviceId) {
+        return ImmutableList.copyOf(entries.getOrDefault(deviceId, Map.of()).values());
+    }
+
+    @Override
+    public Iterable<FlowEntry> getFlowEntriesById(ApplicationId id) {
+        return entries.values().stream().flatMap(m -> m.values().stream())
+                .filter(e -> e.appId() == id.id()).collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public Iterable<FlowRule> getFlowRulesByGroupId(ApplicationId appId, short groupId) {
+        return entries.values().stream().flatMap(m -> m.values().stream())
+                .filter(e -> e.appId() == appId.id() && e.groupId().id() == groupId)
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public Iterable<TableStatisticsEntry> getFlowTableStatistics(DeviceId deviceId) {
+        return ImmutableList.of();
+    }
+
+    @Override
+    public void addListener(FlowRuleListener listener) {
+        listeners.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(FlowRuleListener listener) {
+        listeners.removeListener(listener);
+    }
+}

@@ -1,0 +1,229 @@
+package org.mcast4ai.lab;
+
+import com.google.common.collect.ImmutableList;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.event.ListenerRegistry;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupBucket;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupEvent;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupListener;
+import org.onosproject.net.group.GroupService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * GroupService that programs ALL, INDIRECT and SELECT groups on the lab's Open vSwitch bridges with
+ * one {@code ovs-ofctl -O OpenFlow13 --bundle add-groups BRIDGE -} call per operation
+ * ({@code add}, {@code modify} or {@code delete} line). A group is ADDED (event GROUP_ADDED) once
+ * the switch committed the bundle; a refusal gives GROUP_ADD_FAILED / GROUP_UPDATE_FAILED /
+ * GROUP_REMOVE_FAILED with the switch's message in {@link #failure(DeviceId, GroupKey)}. Anything
+ * {@link OfctlTranslator#group} does not map is refused the same way, never ignored.
+ */
+public class OvsGroupService implements GroupService {
+
+    private static final Logger log = LoggerFactory.getLogger(OvsGroupService.class);
+
+    private final Map<DeviceId, String> bridges;
+    private final Ofctl ofctl;
+    private final Executor executor;
+    private final Map<DeviceId, Map<GroupKey, DefaultGroup>> groups = new ConcurrentHashMap<>();
+    private final Map<DeviceId, Map<GroupKey, String>> failures = new ConcurrentHashMap<>();
+    private final Map<DeviceId, AtomicInteger> nextId = new ConcurrentHashMap<>();
+    private final ListenerRegistry<GroupEvent, GroupListener> listeners = new ListenerRegistry<>();
+
+    /**
+     * Creates the service.
+     *
+     * @param fabric   lab fabric (device id to bridge)
+     * @param ofctl    ovs-ofctl runner
+     * @param executor executor shared with {@link OvsFlowRuleService}, runs in submission order
+     */
+    public OvsGroupService(LabFabric fabric, Ofctl ofctl, Executor executor) {
+        this.bridges = fabric.switches().stream().collect(Collectors.toMap(
+                s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
+        this.ofctl = ofctl;
+        this.executor = executor;
+    }
+
+    /**
+     * Returns the message of the last failed operation on a group, if any.
+     *
+     * @param deviceId device
+     * @param key      group key
+     * @return the switch's or translator's message
+     */
+    public Optional<String> failure(DeviceId deviceId, GroupKey key) {
+        return Optional.ofNullable(failures.getOrDefault(deviceId, Map.of()).get(key));
+    }
+
+    @Override
+    public void addGroup(GroupDescription desc) {
+        executor.execute(() -> {
+            int id = desc.givenGroupId() != null ? desc.givenGroupId()
+                    : nextId.computeIfAbsent(desc.deviceId(), d -> new AtomicInteger(0x1000)).getAndIncrement();
+            DefaultGroup group = new DefaultGroup(GroupId.valueOf(id), desc);
+            String error = program(desc.deviceId(), "add", id, desc);
+            if (error == null) {
+                group.setState(Group.GroupState.ADDED);
+                groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, group));
+            } else {
+                group.setState(Group.GroupState.PENDING_ADD); // what ONOS shows for a group the switch refused
+                recordFailure(desc.deviceId(), desc.appCookie(), error);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADD_FAILED, group));
+            }
+        });
+    }
+
+    private String program(DeviceId device, String verb, int id, GroupDescription desc) {
+        String bridge = bridges.get(device);
+        if (bridge == null) {
+            return "device " + device + " is not in the lab fabric";
+        }
+        String line;
+        try {
+            line = verb + " " + (desc == null ? "group_id=" + Integer.toUnsignedString(id)
+                    : OfctlTranslator.group(id, desc));
+        } catch (UnmappedException e) {
+            return e.getMessage();
+        }
+        Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), line + "\n");
+        return r.ok() ? null : bridge + " refused the group: " + r.errors();
+    }
+
+    private void recordFailure(DeviceId device, GroupKey key, String error) {
+        log.warn("group operation failed: {}", error);
+        failures.computeIfAbsent(device, d -> new ConcurrentHashMap<>()).put(key, error);
+    }
+
+    @Override
+    public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
+        return groups.getOrDefault(deviceId, Map.of()).get(appCookie);
+    }
+
+    private void updateBuckets(DeviceId deviceId, GroupKey oldCookie, GroupKey newCookie,
+                               java.util.function.Function<List<GroupBucket>, List<GroupBucket>> change) {
+        executor.execute(() -> {
+            DefaultGroup old = groups.getOrDefault(deviceId, Map.of()).get(oldCookie);
+            if (old == null) {
+                recordFailure(deviceId, oldCookie, "no group " + oldCookie + " on " + deviceId);
+                return;
+            }
+            GroupKey key = newCookie != null ? newCookie : oldCookie;
+            GroupDescription desc = new DefaultGroupDescription(deviceId, old.type(),
+                    new GroupBuckets(change.apply(new ArrayList<>(old.buckets().buckets()))), key,
+                    old.id().id(), old.appId());
+            DefaultGroup updated = new DefaultGroup(old.id(), desc);
+            String error = program(deviceId, "modify", old.id().id(), desc);
+            if (error == null) {
+                updated.setState(Group.GroupState.ADDED);
+                Map<GroupKey, DefaultGroup> table = groups.get(deviceId);
+                table.remove(oldCookie);
+                table.put(key, updated);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, updated));
+            } else {
+                recordFailure(deviceId, key, error);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATE_FAILED, old));
+            }
+        });
+    }
+
+    @Override
+    public void addBucketsToGroup(DeviceId deviceId, GroupKey oldCookie, GroupBuckets buckets,
+                                  GroupKey newCookie, ApplicationId appId) {
+        updateBuckets(deviceId, oldCookie, newCookie, list -> {
+            buckets.buckets().stream().filter(b -> !list.contains(b)).forEach(list::add);
+            return list;
+        });
+    }
+
+    @Override
+    public void removeBucketsFromGroup(DeviceId deviceId, GroupKey oldCookie, GroupBuckets buckets,
+                                       GroupKey newCookie, ApplicationId appId) {
+        updateBuckets(deviceId, oldCookie, newCookie, list -> {
+            list.removeAll(buckets.buckets());
+            return list;
+        });
+    }
+
+    @Override
+    public void setBucketsForGroup(DeviceId deviceId, GroupKey oldCookie, GroupBuckets buckets,
+                                   GroupKey newCookie, ApplicationId appId) {
+        updateBuckets(deviceId, oldCookie, newCookie, list -> new ArrayList<>(buckets.buckets()));
+    }
+
+    @Override
+    public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId appId) {
+        executor.execute(() -> {
+            DefaultGroup old = groups.getOrDefault(deviceId, Map.of()).get(appCookie);
+            if (old == null) {
+                return;
+            }
+            String error = program(deviceId, "delete", old.id().id(), null);
+            if (error == null) {
+                groups.get(deviceId).remove(appCookie);
+                old.setState(Group.GroupState.PENDING_DELETE);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_REMOVED, old));
+            } else {
+                recordFailure(deviceId, appCookie, error);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_REMOVE_FAILED, old));
+            }
+        });
+    }
+
+    @Override
+    public void purgeGroupEntries(DeviceId deviceId) {
+        groups.getOrDefault(deviceId, Map.of()).values()
+                .forEach(g -> removeGroup(deviceId, g.appCookie(), g.appId()));
+    }
+
+    @Override
+    public void purgeGroupEntries(DeviceId deviceId, ApplicationId appId) {
+        groups.getOrDefault(deviceId, Map.of()).values().stream()
+                .filter(g -> Objects.equals(g.appId(), appId))
+                .forEach(g -> removeGroup(deviceId, g.appCookie(), appId));
+    }
+
+    @Override
+    public void purgeGroupEntries() {
+        groups.keySet().forEach(this::purgeGroupEntries);
+    }
+
+    @Override
+    public Iterable<Group> getGroups(DeviceId deviceId, ApplicationId appId) {
+        return groups.getOrDefault(deviceId, Map.of()).values().stream()
+                .filter(g -> Objects.equals(g.appId(), appId)).collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public Iterable<Group> getGroups(DeviceId deviceId) {
+        return ImmutableList.copyOf(groups.getOrDefault(deviceId, Map.of()).values());
+    }
+
+    @Override
+    public void addListener(GroupListener listener) {
+        listeners.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(GroupListener listener) {
+        listeners.removeListener(listener);
+    }
+}

@@ -1,14 +1,22 @@
 package org.mcast4ai.engine;
 
-import java.util.Arrays;
-
 /**
- * Computes multicast trees over a fabric snapshot. This first version builds a breadth-first
- * shortest-path tree rooted at the source host's leaf and keeps only the branches leading to receivers.
+ * Computes multicast trees over a fabric snapshot.
  *
- * <p>Thread-safe and stateless from the caller's view.
+ * <ul>
+ *   <li>On leaf-spine and fat-tree fabrics (roles Clos-consistent) the tree is minimal in switch-to-switch
+ *   links and groups are spread over equal-cost spines and super-spines by their spread key
+ *   ({@link ClosTrees}).</li>
+ *   <li>Receivers that this cannot cover (after failures) and every receiver on other topologies are
+ *   attached by the shortest-path Steiner heuristic ({@link SteinerGrower}), within twice the optimum.</li>
+ * </ul>
+ * The result is always a tree rooted at the source leaf: each switch is entered once, by one in port.
+ *
+ * <p>Thread-safe: scratch state is per thread and sized to the snapshot; a snapshot's Clos index is
+ * computed once and reused while the same snapshot is passed in.
  */
 public final class FabricTreeComputer implements TreeComputer {
+    private static final ThreadLocal<Workspace> WORKSPACE = ThreadLocal.withInitial(Workspace::new);
 
     /** Creates a tree computer. */
     public FabricTreeComputer() {
@@ -17,54 +25,18 @@ public final class FabricTreeComputer implements TreeComputer {
     @Override
     public MulticastTree compute(FabricSnapshot fabric, int source, int[] receivers, long spreadKey) {
         checkArgs(fabric, source, receivers);
-        int s = fabric.switchCount();
-        int root = fabric.hostSwitch(source);
-        int[] parentLink = new int[s];
-        int[] parent = new int[s];
-        Arrays.fill(parentLink, -2);
-        int[] queue = new int[s];
-        int head = 0;
-        int tail = 0;
-        parentLink[root] = -1;
-        parent[root] = -1;
-        queue[tail++] = root;
-        while (head < tail) {
-            int u = queue[head++];
-            for (int e = fabric.linkStart(u); e < fabric.linkStart(u + 1); e++) {
-                int v = fabric.linkTo(e);
-                if (parentLink[v] == -2) {
-                    parentLink[v] = e;
-                    parent[v] = u;
-                    queue[tail++] = v;
-                }
-            }
+        ClosIndex index = ClosIndex.of(fabric);
+        Workspace w = WORKSPACE.get();
+        w.reset(fabric, fabric.hostSwitch(source), index.podCount());
+        w.collectTargets(fabric, receivers);
+        if (index.isClos()) {
+            ClosTrees.build(fabric, index, w, spreadKey);
         }
-        boolean[] onTree = new boolean[s];
-        int[] unreachable = new int[receivers.length];
-        int nUnreach = 0;
-        onTree[root] = true;
-        for (int r : receivers) {
-            int sw = fabric.hostSwitch(r);
-            if (parentLink[sw] == -2) {
-                unreachable[nUnreach++] = r;
-                continue;
-            }
-            while (sw >= 0 && !onTree[sw]) {
-                onTree[sw] = true;
-                sw = parent[sw];
-            }
-        }
-        TreeAssembly asm = new TreeAssembly(s);
-        for (int i = 0; i < tail; i++) {
-            int u = queue[i];
-            if (onTree[u]) {
-                asm.add(u, parentLink[u] < 0 ? -1 : parent[u], parentLink[u]);
-            }
-        }
-        return asm.build(fabric, source, receivers, Arrays.copyOf(unreachable, nUnreach));
+        SteinerGrower.grow(fabric, w);
+        return w.tree.build(fabric, source, receivers);
     }
 
-    static void checkArgs(FabricSnapshot fabric, int source, int[] receivers) {
+    private static void checkArgs(FabricSnapshot fabric, int source, int[] receivers) {
         if (fabric == null || receivers == null) {
             throw new IllegalArgumentException("fabric and receivers are required");
         }

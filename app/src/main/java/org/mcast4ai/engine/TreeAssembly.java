@@ -3,82 +3,127 @@ package org.mcast4ai.engine;
 import java.util.Arrays;
 
 /**
- * Turns a set of tree switches, each with its parent link, into a {@link MulticastTree}. Switches must be
- * added parents before children; the first one added is the root (the source leaf).
+ * The tree under construction: switches with their parent link, added parents before children (the first
+ * one is the root, the source leaf). {@link #build} turns it into a {@link MulticastTree}. Reusable.
  */
 final class TreeAssembly {
-    private final int[] order;
-    private final int[] parentOf;
-    private final int[] linkOf;
+    private final Marks pos = new Marks();
+    private int[] order = new int[0];
+    private int[] parentPos = new int[0];
+    private int[] linkOf = new int[0];
+    private int[] outCount = new int[0];
     private int count;
 
-    TreeAssembly(int switchCount) {
-        order = new int[switchCount];
-        parentOf = new int[switchCount];
-        linkOf = new int[switchCount];
+    /**
+     * Empties the tree and starts it at {@code root}.
+     *
+     * @param fabric the snapshot the tree is built on
+     * @param root   the source leaf
+     */
+    void reset(FabricSnapshot fabric, int root) {
+        int s = fabric.switchCount();
+        pos.reset(s);
+        if (order.length < s) {
+            order = new int[s];
+            parentPos = new int[s];
+            linkOf = new int[s];
+            outCount = new int[s];
+        }
+        count = 0;
+        order[0] = root;
+        parentPos[0] = -1;
+        linkOf[0] = -1;
+        pos.set(root, 0);
+        count = 1;
     }
 
+    /**
+     * Adds a switch below a switch already on the tree.
+     *
+     * @param sw     the new switch (not on the tree yet)
+     * @param parent a switch on the tree
+     * @param link   the directed link parent to sw
+     */
     void add(int sw, int parent, int link) {
         order[count] = sw;
-        parentOf[count] = parent;
+        parentPos[count] = pos.get(parent);
         linkOf[count] = link;
+        pos.set(sw, count);
         count++;
     }
 
-    MulticastTree build(FabricSnapshot fabric, int source, int[] receivers, int[] unreachable) {
-        int s = fabric.switchCount();
-        int[] pos = new int[s];
-        Arrays.fill(pos, -1);
-        for (int i = 0; i < count; i++) {
-            pos[order[i]] = i;
-        }
-        int[] nOut = new int[count];
-        boolean[] dead = new boolean[fabric.hostCount()];
-        for (int u : unreachable) {
-            dead[u] = true;
-        }
+    boolean contains(int sw) {
+        return pos.has(sw);
+    }
+
+    int size() {
+        return count;
+    }
+
+    int switchAt(int i) {
+        return order[i];
+    }
+
+    /**
+     * @param fabric    the snapshot
+     * @param source    source host
+     * @param receivers receiver hosts; those whose switch is not on the tree are unreachable
+     * @return the finished tree
+     */
+    MulticastTree build(FabricSnapshot fabric, int source, int[] receivers) {
+        Arrays.fill(outCount, 0, count, 0);
+        int nUnreach = 0;
         for (int r : receivers) {
-            if (!dead[r] && pos[fabric.hostSwitch(r)] >= 0) {
-                nOut[pos[fabric.hostSwitch(r)]]++;
+            int sw = fabric.hostSwitch(r);
+            if (pos.has(sw)) {
+                outCount[pos.get(sw)]++;
+            } else {
+                nUnreach++;
             }
         }
         for (int i = 1; i < count; i++) {
-            nOut[pos[parentOf[i]]]++;
+            outCount[parentPos[i]]++;
         }
         long[][] out = new long[count][];
         for (int i = 0; i < count; i++) {
-            out[i] = new long[nOut[i]];
-            nOut[i] = 0;
+            out[i] = new long[outCount[i]];
+            outCount[i] = 0;
         }
+        int[] unreachable = new int[nUnreach];
+        nUnreach = 0;
         for (int r : receivers) {
-            if (!dead[r] && pos[fabric.hostSwitch(r)] >= 0) {
-                int p = pos[fabric.hostSwitch(r)];
-                out[p][nOut[p]++] = fabric.hostPort(r);
+            int sw = fabric.hostSwitch(r);
+            if (pos.has(sw)) {
+                int p = pos.get(sw);
+                out[p][outCount[p]++] = fabric.hostPort(r);
+            } else {
+                unreachable[nUnreach++] = r;
             }
         }
         long[] in = new long[count];
-        int[] lf = new int[Math.max(0, count - 1)];
-        int[] lt = new int[lf.length];
+        int[] from = new int[count - 1];
+        int[] to = new int[count - 1];
         in[0] = fabric.hostPort(source);
         for (int i = 1; i < count; i++) {
-            int p = pos[parentOf[i]];
-            out[p][nOut[p]++] = fabric.linkFromPort(linkOf[i]);
+            int p = parentPos[i];
+            out[p][outCount[p]++] = fabric.linkFromPort(linkOf[i]);
             in[i] = fabric.linkToPort(linkOf[i]);
-            lf[i - 1] = parentOf[i];
-            lt[i - 1] = order[i];
+            from[i - 1] = order[p];
+            to[i - 1] = order[i];
         }
         for (int i = 0; i < count; i++) {
             out[i] = sortedWithout(out[i], in[i]);
         }
-        return new MulticastTree(Arrays.copyOf(order, count), in, out, lf, lt, unreachable);
+        return new MulticastTree(Arrays.copyOf(order, count), in, out, from, to, unreachable);
     }
 
+    /** Sorts, removes duplicates (hosts sharing a port) and the in port (never send a copy back). */
     private static long[] sortedWithout(long[] ports, long in) {
         Arrays.sort(ports);
         int n = 0;
-        for (int i = 0; i < ports.length; i++) {
-            if (ports[i] != in && (n == 0 || ports[n - 1] != ports[i])) {
-                ports[n++] = ports[i];
+        for (long p : ports) {
+            if (p != in && (n == 0 || ports[n - 1] != p)) {
+                ports[n++] = p;
             }
         }
         return n == ports.length ? ports : Arrays.copyOf(ports, n);

@@ -22,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture  # noqa: E402
+import roce  # noqa: E402
 import sender  # noqa: E402
 
 
@@ -76,6 +77,7 @@ def main():
             raise ValueError("duplicate host in --members")
         if src["name"] in members:
             raise ValueError("the source %s is listed as a member" % src["name"])
+        roce.preload()
         cap = capture.Capture(fabric["hosts"], a.group)
     except (OSError, ValueError, LookupError, KeyError) as e:
         print("deliver: %s" % e, file=sys.stderr)

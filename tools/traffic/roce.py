@@ -29,6 +29,12 @@ def multicast_mac(group):
     return "01:00:5e:%02x:%02x:%02x" % (low >> 16, (low >> 8) & 0xFF, low & 0xFF)
 
 
+def preload():
+    """Import scapy now (about a second: it reads Wireshark's manufacturer table)."""
+    import scapy.contrib.roce  # noqa: F401
+    import scapy.layers.inet  # noqa: F401
+
+
 def build(src_mac, src_ip, group, qpn, psn, opcode="ud", payload=b"", sport=49152, src_qp=1):
     """One RoCEv2 frame as bytes (scapy builds it and computes the ICRC)."""
     from scapy.layers.l2 import Ether

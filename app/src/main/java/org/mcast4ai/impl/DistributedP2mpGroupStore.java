@@ -1,0 +1,241 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupEvent;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.StateChange;
+import org.onlab.packet.Ip4Address;
+import org.onlab.packet.IpAddress;
+import org.onlab.packet.IpPrefix;
+import org.onosproject.store.AbstractStore;
+import org.onosproject.store.service.AtomicCounter;
+import org.onosproject.store.service.ConsistentMap;
+import org.onosproject.store.service.MapEvent;
+import org.onosproject.store.service.MapEventListener;
+import org.onosproject.store.service.Serializer;
+import org.onosproject.store.service.StorageService;
+import org.onosproject.store.service.Versioned;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Group store on ONOS distributed primitives: a consistent map of immutable group values, a consistent map
+ * from key to id (so a key is taken atomically across the cluster), a consistent map from address to id
+ * (so an address is allocated atomically), a consistent map of installed plans and an atomic id counter.
+ */
+@Component(immediate = true, service = P2mpGroupStore.class)
+public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2mpGroupStoreDelegate>
+        implements P2mpGroupStore {
+
+    private static final int MAX_UPDATE_ATTEMPTS = 64;
+
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected StorageService storageService;
+
+    private ConsistentMap<Long, P2mpGroup> groups;
+    private ConsistentMap<String, Long> keys;
+    private ConsistentMap<IpAddress, Long> addresses;
+    private ConsistentMap<Long, GroupPlan> plans;
+    private AtomicCounter ids;
+    private final MapEventListener<Long, P2mpGroup> groupListener = new InternalGroupListener();
+
+    /** Opens the distributed primitives. */
+    @Activate
+    public void activate() {
+        Serializer serializer = Serializer.using(P2mpSerializers.API);
+        groups = storageService.<Long, P2mpGroup>consistentMapBuilder()
+                .withName("mcast4ai-groups").withSerializer(serializer).build();
+        keys = storageService.<String, Long>consistentMapBuilder()
+                .withName("mcast4ai-group-keys").withSerializer(serializer).build();
+        addresses = storageService.<IpAddress, Long>consistentMapBuilder()
+                .withName("mcast4ai-group-addresses").withSerializer(serializer).build();
+        plans = storageService.<Long, GroupPlan>consistentMapBuilder()
+                .withName("mcast4ai-installed-plans").withSerializer(serializer).build();
+        ids = storageService.getAtomicCounter("mcast4ai-group-ids");
+        groups.addListener(groupListener);
+        log.info("Started");
+    }
+
+    /** Stops listening to the maps. */
+    @Deactivate
+    public void deactivate() {
+        if (groups != null) {
+            groups.removeListener(groupListener);
+        }
+        log.info("Stopped");
+    }
+
+    private static String keyOf(GroupKey key) {
+        return key.tenant() + "/" + key.name();
+    }
+
+    @Override
+    public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis) {
+        long id = ids.incrementAndGet();
+        String key = keyOf(request.key());
+        if (keys.putIfAbsent(key, id) != null) {
+            throw GroupException.conflict("a group with key " + request.key() + " already exists");
+        }
+        IpAddress address;
+        try {
+            address = allocate(pool, id);
+        } catch (GroupException e) {
+            keys.remove(key, id);
+            throw e;
+        }
+        P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(id), request, address, timeMillis);
+        groups.put(id, group);
+        return group;
+    }
+
+    private IpAddress allocate(IpPrefix pool, long hint) {
+        if (!pool.isIp4()) {
+            throw GroupException.invalid("the group address pool must be an IPv4 prefix; got " + pool);
+        }
+        int base = pool.address().getIp4Address().toInt();
+        long size = 1L << (Ip4Address.BIT_LENGTH - pool.prefixLength());
+        long inUse = addresses.keySet().stream().filter(pool::contains).count();
+        if (inUse < size) {
+            for (long i = 0; i < size; i++) {
+                IpAddress candidate = Ip4Address.valueOf(base + (int) ((hint - 1 + i) % size));
+                if (addresses.putIfAbsent(candidate, hint) == null) {
+                    return candidate;
+                }
+            }
+        }
+        throw GroupException.limit("the group address pool " + pool + " is exhausted (" + size
+                + " addresses in use); purge withdrawn groups or configure a larger addressPool");
+    }
+
+    @Override
+    public Optional<P2mpGroup> get(P2mpGroupId id) {
+        return Optional.ofNullable(Versioned.valueOrNull(groups.get(id.value())));
+    }
+
+    @Override
+    public Optional<P2mpGroup> get(GroupKey key) {
+        Long id = Versioned.valueOrNull(keys.get(keyOf(key)));
+        return id == null ? Optional.empty() : get(P2mpGroupId.of(id));
+    }
+
+    @Override
+    public Collection<P2mpGroup> getAll() {
+        return groups.values().stream().map(Versioned::value).collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public P2mpGroup update(P2mpGroupId id, UnaryOperator<P2mpGroup> change) {
+        for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+            Versioned<P2mpGroup> current = groups.get(id.value());
+            if (current == null) {
+                throw GroupException.notFound(id);
+            }
+            P2mpGroup next = change.apply(current.value());
+            if (next == current.value()) {
+                return next;
+            }
+            if (groups.replace(id.value(), current.version(), next)) {
+                return next;
+            }
+        }
+        throw GroupException.conflict("group " + id + " is being changed concurrently; try again");
+    }
+
+    @Override
+    public Optional<P2mpGroup> remove(P2mpGroupId id) {
+        Versioned<P2mpGroup> removed = groups.get(id.value());
+        if (removed == null || !groups.remove(id.value(), removed.version())) {
+            return Optional.empty();
+        }
+        P2mpGroup group = removed.value();
+        keys.remove(keyOf(group.key()), id.value());
+        addresses.remove(group.address(), id.value());
+        if (plans.containsKey(id.value())) {
+            plans.remove(id.value());
+        }
+        return Optional.of(group);
+    }
+
+    @Override
+    public GroupPlan installedPlan(P2mpGroupId id) {
+        GroupPlan plan = Versioned.valueOrNull(plans.get(id.value()));
+        return plan == null ? GroupPlan.empty() : plan;
+    }
+
+    @Override
+    public void setInstalledPlan(P2mpGroupId id, GroupPlan plan) {
+        if (plan.branches().isEmpty()) {
+            if (plans.containsKey(id.value())) {
+                plans.remove(id.value());
+            }
+        } else {
+            plans.put(id.value(), plan);
+        }
+    }
+
+    @Override
+    public Map<P2mpGroupId, GroupPlan> installedPlans() {
+        ImmutableMap.Builder<P2mpGroupId, GroupPlan> b = ImmutableMap.builder();
+        for (Map.Entry<Long, Versioned<GroupPlan>> e : plans.entrySet()) {
+            b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
+        }
+        return b.build();
+    }
+
+    @Override
+    public int tenantGroupCount(String tenant) {
+        String prefix = tenant + "/";
+        return (int) keys.keySet().stream().filter(k -> k.startsWith(prefix)).count();
+    }
+
+    private static StateChange lastChange(P2mpGroup g) {
+        return g.history().get(g.history().size() - 1);
+    }
+
+    /** Turns map events into group events for the delegate. */
+    private class InternalGroupListener implements MapEventListener<Long, P2mpGroup> {
+        @Override
+        public void event(MapEvent<Long, P2mpGroup> event) {
+            P2mpGroup now = Versioned.valueOrNull(event.newValue());
+            P2mpGroup before = Versioned.valueOrNull(event.oldValue());
+            if (now == null && before == null) {
+                return;
+            }
+            switch (event.type()) {
+                case INSERT:
+                    notifyDelegate(new P2mpGroupEvent(P2mpGroupEvent.Type.GROUP_ADDED, now));
+                    break;
+                case UPDATE:
+                    boolean requestChanged = before == null || !before.request().equals(now.request());
+                    boolean stateChanged = before != null && !lastChange(before).equals(lastChange(now));
+                    notifyDelegate(new P2mpGroupEvent(!requestChanged && stateChanged
+                            ? P2mpGroupEvent.Type.GROUP_STATE_CHANGED : P2mpGroupEvent.Type.GROUP_UPDATED, now));
+                    break;
+                case REMOVE:
+                    notifyDelegate(new P2mpGroupEvent(P2mpGroupEvent.Type.GROUP_REMOVED, before));
+                    break;
+                default:
+                    log.warn("Unexpected map event {}", event.type());
+            }
+        }
+    }
+}

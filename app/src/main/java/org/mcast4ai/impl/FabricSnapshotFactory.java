@@ -1,0 +1,84 @@
+package org.mcast4ai.impl;
+
+import org.mcast4ai.engine.FabricSnapshot;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Host;
+import org.onosproject.net.HostLocation;
+import org.onosproject.net.Link;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.link.LinkService;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Builds the engine's {@link FabricSnapshot} from what ONOS sees: available devices, active links between
+ * them and hosts located on an available device. Switch names are {@code DeviceId.toString()}, host names
+ * {@code HostId.toString()}; roles are inferred by the snapshot (leaves carry hosts).
+ *
+ * <p>Topology events only {@link #invalidate()} the snapshot; it is rebuilt on the next
+ * {@link #snapshot()}, so a burst of events costs one rebuild.
+ */
+final class FabricSnapshotFactory {
+    private final DeviceService deviceService;
+    private final LinkService linkService;
+    private final HostService hostService;
+
+    private final AtomicLong generation = new AtomicLong();
+    private volatile FabricSnapshot current;
+    private volatile long builtFrom = -1;
+
+    FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
+        this.deviceService = deviceService;
+        this.linkService = linkService;
+        this.hostService = hostService;
+    }
+
+    /** Marks the snapshot stale; the next {@link #snapshot()} rebuilds it. */
+    void invalidate() {
+        generation.incrementAndGet();
+    }
+
+    /** @return a snapshot no older than the last {@link #invalidate()} */
+    FabricSnapshot snapshot() {
+        FabricSnapshot s = current;
+        if (s != null && builtFrom == generation.get()) {
+            return s;
+        }
+        synchronized (this) {
+            long gen = generation.get();
+            if (current == null || builtFrom != gen) {
+                current = build();
+                builtFrom = gen;
+            }
+            return current;
+        }
+    }
+
+    private FabricSnapshot build() {
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        Set<DeviceId> available = new HashSet<>();
+        for (Device d : deviceService.getAvailableDevices()) {
+            if (available.add(d.id())) {
+                b.addSwitch(d.id().toString(), null);
+            }
+        }
+        for (Link l : linkService.getActiveLinks()) {
+            if (l.state() == Link.State.ACTIVE && available.contains(l.src().deviceId())
+                    && available.contains(l.dst().deviceId())) {
+                b.addLink(l.src().deviceId().toString(), l.src().port().toLong(),
+                        l.dst().deviceId().toString(), l.dst().port().toLong());
+            }
+        }
+        for (Host h : hostService.getHosts()) {
+            HostLocation loc = h.location();
+            if (loc != null && available.contains(loc.deviceId())) {
+                b.addHost(h.id().toString(), loc.deviceId().toString(), loc.port().toLong());
+            }
+        }
+        return b.build();
+    }
+}

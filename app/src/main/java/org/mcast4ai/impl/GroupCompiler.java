@@ -1,0 +1,140 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableSet;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.MulticastTree;
+import org.mcast4ai.engine.TreeComputer;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.PortNumber;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns a group and a fabric snapshot into a {@link GroupPlan}: resolves the source and receivers to
+ * snapshot hosts, asks the tree computer for a tree (spread key = group id) and maps engine indices back to
+ * ONOS device ids and port numbers. Receivers that do not resolve or that the tree cannot reach are
+ * reported, not fatal; a source that cannot be placed is.
+ */
+final class GroupCompiler {
+
+    /** What compiling a group produced. */
+    static final class Result {
+        final GroupPlan plan;
+        final Set<Endpoint> unreachable;
+        final Set<HostId> hosts;
+        final String failure;
+
+        private Result(GroupPlan plan, Set<Endpoint> unreachable, Set<HostId> hosts, String failure) {
+            this.plan = plan;
+            this.unreachable = ImmutableSet.copyOf(unreachable);
+            this.hosts = ImmutableSet.copyOf(hosts);
+            this.failure = failure;
+        }
+
+        /** @return true if the source could not be placed or no receiver is reachable */
+        boolean failed() {
+            return failure != null;
+        }
+    }
+
+    private final HostResolver hosts;
+    private final TreeComputer trees;
+
+    GroupCompiler(HostResolver hosts, TreeComputer trees) {
+        this.hosts = hosts;
+        this.trees = trees;
+    }
+
+    /**
+     * @param group  the group (its current receivers)
+     * @param fabric the fabric
+     * @return the plan and what it could not reach
+     */
+    Result compile(P2mpGroup group, FabricSnapshot fabric) {
+        Set<HostId> resolved = new LinkedHashSet<>();
+        HostId sourceId = hosts.resolveOrNull(group.request().source());
+        int source = sourceId == null ? -1 : fabric.hostIndex(sourceId.toString());
+        if (sourceId != null) {
+            resolved.add(sourceId);
+        }
+        Set<Endpoint> unreachable = new LinkedHashSet<>();
+        Map<Integer, Endpoint> byIndex = new HashMap<>();
+        List<Integer> receivers = new ArrayList<>();
+        for (Endpoint r : group.request().receivers()) {
+            HostId id = hosts.resolveOrNull(r);
+            int index = id == null ? -1 : fabric.hostIndex(id.toString());
+            if (id != null) {
+                resolved.add(id);
+            }
+            if (index < 0 || index == source || byIndex.containsKey(index)) {
+                unreachable.add(r);
+            } else {
+                byIndex.put(index, r);
+                receivers.add(index);
+            }
+        }
+        if (source < 0) {
+            return new Result(GroupPlan.empty(), group.request().receivers(), resolved,
+                    "source " + group.request().source() + " is not attached to an available switch");
+        }
+        if (receivers.isEmpty()) {
+            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
+        }
+        MulticastTree tree = trees.compute(fabric, source, receivers.stream().mapToInt(Integer::intValue).toArray(),
+                group.id().value());
+        for (int r : tree.unreachable()) {
+            unreachable.add(byIndex.get(r));
+        }
+        if (unreachable.size() == group.request().receivers().size()) {
+            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
+        }
+        return new Result(toPlan(tree, fabric), unreachable, resolved, null);
+    }
+
+    private static GroupPlan toPlan(MulticastTree tree, FabricSnapshot fabric) {
+        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>();
+        Map<Integer, Long> inPortBySwitch = new HashMap<>();
+        for (int i = 0; i < tree.size(); i++) {
+            int sw = tree.switchAt(i);
+            inPortBySwitch.put(sw, tree.inPort(i));
+            Set<PortNumber> outs = new LinkedHashSet<>();
+            for (long p : tree.outPorts(i)) {
+                outs.add(PortNumber.portNumber(p));
+            }
+            branches.put(device(fabric, sw), new GroupPlan.Branch(PortNumber.portNumber(tree.inPort(i)), outs));
+        }
+        List<ConnectPoint[]> links = new ArrayList<>(tree.fabricLinks());
+        for (int l = 0; l < tree.fabricLinks(); l++) {
+            int from = tree.linkFrom(l);
+            int to = tree.linkTo(l);
+            long arrival = inPortBySwitch.getOrDefault(to, -1L);
+            int used = -1;
+            for (int e = fabric.linkStart(from); e < fabric.linkStart(from + 1); e++) {
+                if (fabric.linkTo(e) == to && (used < 0 || fabric.linkToPort(e) == arrival)) {
+                    used = e;
+                }
+            }
+            if (used >= 0) {
+                links.add(new ConnectPoint[]{
+                        new ConnectPoint(device(fabric, from), PortNumber.portNumber(fabric.linkFromPort(used))),
+                        new ConnectPoint(device(fabric, to), PortNumber.portNumber(fabric.linkToPort(used)))});
+            }
+        }
+        return new GroupPlan(branches, links);
+    }
+
+    private static DeviceId device(FabricSnapshot fabric, int sw) {
+        return DeviceId.deviceId(fabric.switchName(sw));
+    }
+}

@@ -1,0 +1,340 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableSet;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.ReplicationMode;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.PortCriterion;
+import org.slf4j.Logger;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Drives one instance's groups through their lifecycle: COMPILING (tree over the current snapshot),
+ * INSTALLING (one flow-rule batch for the devices whose branch changed), then INSTALLED, DEGRADED or FAILED
+ * when the switches answer; WITHDRAWING to WITHDRAWN likewise. Every method runs on the manager's
+ * single-threaded executor, so a group never has two batches in flight: work requested while a batch is
+ * pending is remembered and done when the batch completes.
+ */
+final class GroupInstaller {
+    /** AUTO's choice, recorded on the group. */
+    static final String AUTO_REASON = "AUTO chose TREE: tree replication is what this release installs "
+            + "(BITMAP replication is not available yet)";
+
+    private final Logger log = getLogger(getClass());
+
+    private final P2mpGroupStore store;
+    private final GroupCompiler compiler;
+    private final FabricSnapshotFactory snapshots;
+    private final OpenFlowTreeProgrammer programmer;
+    private final GroupIndex index;
+    private final Executor executor;
+    private final ScheduledExecutorService timer;
+    private final LongSupplier clock;
+    private final IntSupplier timeoutMs;
+
+    private final Map<Long, Attempt> inFlight = new ConcurrentHashMap<>();
+    private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
+
+    /** One batch sent for a group and what to do when it completes. */
+    private static final class Attempt {
+        final GroupPlan base;
+        final GroupPlan target;
+        final GroupState onSuccess;
+        final String successReason;
+        final Set<DeviceId> devices;
+        volatile boolean rerun;
+
+        Attempt(GroupPlan base, GroupPlan target, GroupState onSuccess, String successReason,
+                Set<DeviceId> devices) {
+            this.base = base;
+            this.target = target;
+            this.onSuccess = onSuccess;
+            this.successReason = successReason;
+            this.devices = devices;
+        }
+
+        boolean withdrawal() {
+            return onSuccess == GroupState.WITHDRAWN;
+        }
+    }
+
+    GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
+                   OpenFlowTreeProgrammer programmer, GroupIndex index, Executor executor,
+                   ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
+        this.store = store;
+        this.compiler = compiler;
+        this.snapshots = snapshots;
+        this.programmer = programmer;
+        this.index = index;
+        this.executor = executor;
+        this.timer = timer;
+        this.clock = clock;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** @return ids of groups that wait for the fabric to reach more receivers (DEGRADED or unreachable) */
+    Set<Long> waitingForFabric() {
+        return ImmutableSet.copyOf(waitingForFabric);
+    }
+
+    /** @return true if some group has a batch in flight */
+    boolean busy() {
+        return !inFlight.isEmpty();
+    }
+
+    /**
+     * Brings a group's switches in line with its record: installs or re-installs a live group, removes a
+     * withdrawing one. Runs on the executor.
+     *
+     * @param id  group id
+     * @param why what asked for it (recorded with the COMPILING state), empty if the record says
+     */
+    void reconcile(P2mpGroupId id, String why) {
+        P2mpGroup group = store.get(id).orElse(null);
+        if (group == null) {
+            index.remove(id.value());
+            waitingForFabric.remove(id.value());
+            return;
+        }
+        Attempt pending = inFlight.get(id.value());
+        if (pending != null) {
+            pending.rerun = true;
+            return;
+        }
+        switch (group.state()) {
+            case WITHDRAWN:
+                index.remove(id.value());
+                break;
+            case WITHDRAWING:
+                withdraw(group);
+                break;
+            default:
+                install(group, why);
+                break;
+        }
+    }
+
+    private void install(P2mpGroup group, String why) {
+        P2mpGroupId id = group.id();
+        // a settled group is recompiled quietly: its record changes only if its switches or outcome do
+        boolean settled = group.state() == GroupState.INSTALLED || group.state() == GroupState.DEGRADED;
+        P2mpGroup g = settled ? group : startCompiling(group, why);
+        if (g.state() != GroupState.COMPILING && !settled) {
+            return;
+        }
+        GroupCompiler.Result compiled;
+        try {
+            compiled = compiler.compile(g, snapshots.snapshot());
+        } catch (RuntimeException e) {
+            log.warn("Compiling group {} failed", id, e);
+            compiled = null;
+        }
+        GroupPlan installed = store.installedPlan(id);
+        GroupPlan target;
+        GroupState outcome;
+        String reason;
+        Set<Endpoint> unreachable;
+        if (compiled == null) {
+            target = GroupPlan.empty();
+            outcome = GroupState.FAILED;
+            reason = "the tree computation failed; see the ONOS log";
+            unreachable = ImmutableSet.of();
+        } else {
+            index.put(id.value(), compiled.failed() ? installed : compiled.plan, compiled.hosts);
+            target = compiled.plan;
+            unreachable = compiled.unreachable;
+            if (compiled.failed()) {
+                outcome = GroupState.FAILED;
+                reason = compiled.failure + describe(unreachable);
+            } else if (!unreachable.isEmpty()) {
+                outcome = GroupState.DEGRADED;
+                reason = unreachable.size() + " of " + g.request().receivers().size() + " receivers unreachable"
+                        + describe(unreachable);
+            } else {
+                outcome = GroupState.INSTALLED;
+                reason = "";
+            }
+        }
+        if (outcome == GroupState.INSTALLED) {
+            waitingForFabric.remove(id.value());
+        } else {
+            waitingForFabric.add(id.value());
+        }
+        Set<DeviceId> changed = target.changedDevices(installed);
+        if (settled) {
+            if (changed.isEmpty() && outcome == group.state() && unreachable.equals(group.unreachable())) {
+                return;
+            }
+            g = startCompiling(group, why);
+            if (g.state() != GroupState.COMPILING) {
+                return;
+            }
+        }
+        if (changed.isEmpty()) {
+            transition(id, GroupState.COMPILING, outcome, reason, unreachable);
+            return;
+        }
+        Set<Endpoint> unreachableNow = unreachable;
+        P2mpGroup sending = store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur
+                : cur.withUnreachable(unreachableNow).withState(GroupState.INSTALLING, clock.getAsLong(),
+                        "programming " + changed.size() + " switch(es)"));
+        if (sending.state() != GroupState.INSTALLING) {
+            return;
+        }
+        send(sending, new Attempt(installed, target, outcome, reason, changed));
+    }
+
+    private P2mpGroup startCompiling(P2mpGroup group, String why) {
+        GroupState from = group.state();
+        return store.update(group.id(), cur -> {
+            if (cur.state() != from) {
+                return cur;
+            }
+            P2mpGroup next = cur;
+            if (next.effectiveMode() != ReplicationMode.TREE) {
+                next = next.withEffectiveMode(ReplicationMode.TREE, AUTO_REASON);
+            }
+            return next.withState(GroupState.COMPILING, clock.getAsLong(), why);
+        });
+    }
+
+    private void withdraw(P2mpGroup group) {
+        P2mpGroupId id = group.id();
+        waitingForFabric.remove(id.value());
+        GroupPlan installed = store.installedPlan(id);
+        if (installed.branches().isEmpty()) {
+            index.remove(id.value());
+            transition(id, GroupState.WITHDRAWING, GroupState.WITHDRAWN, "no switch held entries for the group",
+                    group.unreachable());
+            return;
+        }
+        send(group, new Attempt(installed, GroupPlan.empty(), GroupState.WITHDRAWN,
+                "removed entries from " + installed.branches().size() + " switch(es)",
+                installed.branches().keySet()));
+    }
+
+    private void send(P2mpGroup group, Attempt attempt) {
+        long id = group.id().value();
+        inFlight.put(id, attempt);
+        FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
+            @Override
+            public void onSuccess(FlowRuleOperations ops) {
+                executor.execute(() -> completed(group.id(), attempt, null));
+            }
+
+            @Override
+            public void onError(FlowRuleOperations ops) {
+                String why = rejected(ops);
+                executor.execute(() -> completed(group.id(), attempt, why));
+            }
+        };
+        try {
+            if (attempt.withdrawal()) {
+                programmer.remove(group, attempt.base, context);
+            } else {
+                programmer.program(group, attempt.base, attempt.target, context);
+            }
+        } catch (RuntimeException e) {
+            log.warn("Sending the entries of group {} failed", group.id(), e);
+            completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage());
+            return;
+        }
+        int timeout = timeoutMs.getAsInt();
+        if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
+            timer.schedule(() -> executor.execute(() -> completed(group.id(), attempt,
+                    "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms")),
+                    timeout, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void completed(P2mpGroupId id, Attempt attempt, String error) {
+        if (!inFlight.remove(id.value(), attempt)) {
+            if (error != null) {
+                log.debug("Late or repeated failure for group {} ignored: {}", id, error);
+            }
+            return;
+        }
+        GroupState expected = attempt.withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
+        if (error == null) {
+            store.setInstalledPlan(id, attempt.target);
+            if (attempt.withdrawal()) {
+                index.remove(id.value());
+            }
+            transition(id, expected, attempt.onSuccess, attempt.successReason, null);
+        } else {
+            // some entries of either plan may be on the switches: keep both so that a withdraw removes them
+            store.setInstalledPlan(id, union(attempt.base, attempt.target));
+            String prefix = attempt.withdrawal() ? "withdraw incomplete: " : "";
+            transition(id, expected, GroupState.FAILED, prefix + error, null);
+        }
+        if (attempt.rerun) {
+            reconcile(id, "");
+        }
+    }
+
+    private void transition(P2mpGroupId id, GroupState from, GroupState to, String reason,
+                            Set<Endpoint> unreachable) {
+        store.update(id, cur -> {
+            if (cur.state() != from) {
+                return cur;
+            }
+            P2mpGroup next = unreachable == null ? cur : cur.withUnreachable(unreachable);
+            return next.withState(to, clock.getAsLong(), reason);
+        });
+    }
+
+    private static GroupPlan union(GroupPlan base, GroupPlan target) {
+        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(base.branches());
+        branches.putAll(target.branches());
+        return new GroupPlan(branches, target.links());
+    }
+
+    private static String describe(Set<Endpoint> endpoints) {
+        if (endpoints.isEmpty()) {
+            return "";
+        }
+        String names = endpoints.stream().limit(8).map(Endpoint::toString).collect(Collectors.joining(", "));
+        return ": " + names + (endpoints.size() > 8 ? ", ..." : "");
+    }
+
+    /** Names the devices and in ports of the rules a switch refused. */
+    private static String rejected(FlowRuleOperations ops) {
+        Map<DeviceId, Set<String>> byDevice = new LinkedHashMap<>();
+        for (Set<FlowRuleOperation> stage : ops.stages()) {
+            for (FlowRuleOperation op : stage) {
+                FlowRule rule = op.rule();
+                Criterion in = rule.selector().getCriterion(Criterion.Type.IN_PORT);
+                byDevice.computeIfAbsent(rule.deviceId(), d -> new TreeSet<>())
+                        .add(in == null ? "?" : ((PortCriterion) in).port().toString());
+            }
+        }
+        if (byDevice.isEmpty()) {
+            return "a switch rejected the group's entries (ONOS did not say which)";
+        }
+        return byDevice.entrySet().stream()
+                .map(e -> "switch " + e.getKey() + " rejected the rule for in port(s) " + e.getValue())
+                .collect(Collectors.joining("; "));
+    }
+}

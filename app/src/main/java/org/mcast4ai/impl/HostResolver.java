@@ -1,0 +1,93 @@
+package org.mcast4ai.impl;
+
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.onlab.packet.IpAddress;
+import org.onlab.packet.MacAddress;
+import org.onosproject.net.Host;
+import org.onosproject.net.HostId;
+import org.onosproject.net.HostLocation;
+import org.onosproject.net.host.HostService;
+
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Finds the ONOS host an endpoint names: an ONOS host id ({@code MAC/VLAN}), else a MAC address, else an IP
+ * address. A name that matches no host, or several, or a host without a location, is refused with a
+ * message that says which.
+ */
+final class HostResolver {
+    private static final Pattern MAC = Pattern.compile("(?i)[0-9a-f]{2}([:-][0-9a-f]{2}){5}");
+
+    private final HostService hostService;
+
+    HostResolver(HostService hostService) {
+        this.hostService = hostService;
+    }
+
+    /**
+     * @param endpoint endpoint as the user named it
+     * @return the host, which has a location
+     * @throws GroupException INVALID if the name is malformed, unknown, ambiguous or the host is unlocated
+     */
+    Host resolve(Endpoint endpoint) {
+        Host host = find(endpoint.host());
+        if (host.location() == null || host.location().equals(HostLocation.NONE)
+                || host.locations().isEmpty()) {
+            throw GroupException.invalid("host " + endpoint.host() + " has no known location in the fabric");
+        }
+        return host;
+    }
+
+    /**
+     * Like {@link #resolve} but without throwing.
+     *
+     * @param endpoint endpoint
+     * @return the host id, or null if the endpoint does not resolve to a located host
+     */
+    HostId resolveOrNull(Endpoint endpoint) {
+        try {
+            return resolve(endpoint).id();
+        } catch (GroupException e) {
+            return null;
+        }
+    }
+
+    private Host find(String name) {
+        if (name.contains("/")) {
+            HostId id;
+            try {
+                id = HostId.hostId(name);
+            } catch (IllegalArgumentException e) {
+                throw GroupException.invalid("'" + name + "' is not a valid ONOS host id (MAC/VLAN)");
+            }
+            Host host = hostService.getHost(id);
+            if (host == null) {
+                throw GroupException.invalid("unknown host " + name);
+            }
+            return host;
+        }
+        if (MAC.matcher(name).matches()) {
+            return single(name, hostService.getHostsByMac(MacAddress.valueOf(name.replace('-', ':'))));
+        }
+        IpAddress ip;
+        try {
+            ip = IpAddress.valueOf(name);
+        } catch (IllegalArgumentException e) {
+            throw GroupException.invalid("'" + name + "' is neither an ONOS host id, a MAC address nor an IP address");
+        }
+        return single(name, hostService.getHostsByIp(ip));
+    }
+
+    private static Host single(String name, Set<Host> hosts) {
+        if (hosts == null || hosts.isEmpty()) {
+            throw GroupException.invalid("unknown host " + name);
+        }
+        if (hosts.size() > 1) {
+            throw GroupException.invalid("host name " + name + " is ambiguous: it matches " + hosts.size()
+                    + " hosts; name the host by its ONOS host id (MAC/VLAN)");
+        }
+        return hosts.iterator().next();
+    }
+}

@@ -1,0 +1,33 @@
+package org.mcast4ai.impl;
+
+/** Names and defaults of the group manager's configuration properties. */
+public final class OsgiPropertyConstants {
+
+    /** IPv4 multicast prefix the app allocates group addresses from. */
+    public static final String ADDRESS_POOL = "addressPool";
+    /** Default group address pool. */
+    public static final String ADDRESS_POOL_DEFAULT = "239.77.0.0/16";
+
+    /** Largest receiver set a group may have. */
+    public static final String MAX_RECEIVERS_PER_GROUP = "maxReceiversPerGroup";
+    /** Default receiver limit. */
+    public static final int MAX_RECEIVERS_PER_GROUP_DEFAULT = 4096;
+
+    /** Most groups (in any state) one tenant may hold. */
+    public static final String MAX_GROUPS_PER_TENANT = "maxGroupsPerTenant";
+    /** Default per-tenant group limit. */
+    public static final int MAX_GROUPS_PER_TENANT_DEFAULT = 10000;
+
+    /** OpenFlow table the TREE replication rules go into. */
+    public static final String FLOW_TABLE_ID = "flowTableId";
+    /** Default flow table. */
+    public static final int FLOW_TABLE_ID_DEFAULT = 0;
+
+    /** Milliseconds to wait for switches to acknowledge a group's entries before it is FAILED. */
+    public static final String INSTALL_TIMEOUT_MS = "installTimeoutMs";
+    /** Default acknowledgement timeout. */
+    public static final int INSTALL_TIMEOUT_MS_DEFAULT = 15000;
+
+    private OsgiPropertyConstants() {
+    }
+}

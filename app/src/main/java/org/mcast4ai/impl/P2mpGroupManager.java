@@ -1,0 +1,492 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableList;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupAdminService;
+import org.mcast4ai.api.P2mpGroupEvent;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupListener;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.P2mpGroupService;
+import org.mcast4ai.engine.FabricTreeComputer;
+import org.mcast4ai.engine.TreeComputer;
+import org.onlab.packet.IpPrefix;
+import org.onlab.util.Tools;
+import org.onosproject.cfg.ComponentConfigService;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreService;
+import org.onosproject.event.AbstractListenerManager;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.intent.WorkPartitionEvent;
+import org.onosproject.net.intent.WorkPartitionEventListener;
+import org.onosproject.net.intent.WorkPartitionService;
+import org.onosproject.net.link.LinkService;
+import org.osgi.service.component.ComponentContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Dictionary;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
+import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID;
+import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALL_TIMEOUT_MS;
+import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALL_TIMEOUT_MS_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_GROUPS_PER_TENANT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_GROUPS_PER_TENANT_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_RECEIVERS_PER_GROUP;
+import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_RECEIVERS_PER_GROUP_DEFAULT;
+import static org.onlab.util.Tools.groupedThreads;
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * The group service: validates requests, keeps groups in the distributed store and has the groups this
+ * instance owns ({@link WorkPartitionService}, keyed by group id) compiled and installed. Every write goes
+ * through the store; the instance that owns a group reacts to the store's events, so a request handled by
+ * any instance of the cluster is carried out by exactly one.
+ */
+@Component(immediate = true,
+        service = {P2mpGroupService.class, P2mpGroupAdminService.class},
+        property = {
+                ADDRESS_POOL + "=" + ADDRESS_POOL_DEFAULT,
+                MAX_RECEIVERS_PER_GROUP + ":Integer=" + MAX_RECEIVERS_PER_GROUP_DEFAULT,
+                MAX_GROUPS_PER_TENANT + ":Integer=" + MAX_GROUPS_PER_TENANT_DEFAULT,
+                FLOW_TABLE_ID + ":Integer=" + FLOW_TABLE_ID_DEFAULT,
+                INSTALL_TIMEOUT_MS + ":Integer=" + INSTALL_TIMEOUT_MS_DEFAULT,
+        })
+public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2mpGroupListener>
+        implements P2mpGroupAdminService {
+
+    /** ONOS application name. */
+    public static final String APP_NAME = "org.mcast4ai.app";
+
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected CoreService coreService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected P2mpGroupStore store;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DeviceService deviceService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected LinkService linkService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected HostService hostService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected WorkPartitionService workPartitionService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ComponentConfigService cfgService;
+
+    /** IPv4 multicast prefix group addresses are allocated from. */
+    private String addressPool = ADDRESS_POOL_DEFAULT;
+
+    /** Largest receiver set a group may have. */
+    private int maxReceiversPerGroup = MAX_RECEIVERS_PER_GROUP_DEFAULT;
+
+    /** Most groups (in any state) one tenant may hold. */
+    private int maxGroupsPerTenant = MAX_GROUPS_PER_TENANT_DEFAULT;
+
+    /** OpenFlow table the TREE replication rules go into (changes apply while no group holds entries). */
+    private int flowTableId = FLOW_TABLE_ID_DEFAULT;
+
+    /** Milliseconds to wait for switches to acknowledge a group's entries before it is FAILED; 0 waits forever. */
+    private int installTimeoutMs = INSTALL_TIMEOUT_MS_DEFAULT;
+
+    // Set by tests before activate; otherwise created on activate.
+    Executor executor;
+    ScheduledExecutorService timer;
+    TreeComputer treeComputer;
+
+    private ExecutorService ownExecutor;
+    private ScheduledExecutorService ownTimer;
+    private volatile IpPrefix pool = IpPrefix.valueOf(ADDRESS_POOL_DEFAULT);
+    private ApplicationId appId;
+    private HostResolver hostResolver;
+    private RequestValidator validator;
+    private FabricSnapshotFactory snapshots;
+    private OpenFlowTreeProgrammer programmer;
+    private GroupIndex index;
+    private GroupInstaller installer;
+    private TopologyMonitor topology;
+    private final Set<Long> queued = ConcurrentHashMap.newKeySet();
+    private final InternalStoreDelegate delegate = new InternalStoreDelegate();
+    private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
+
+    /**
+     * Starts the service.
+     *
+     * @param context component context (may be null outside OSGi)
+     */
+    @Activate
+    protected void activate(ComponentContext context) {
+        appId = coreService.registerApplication(APP_NAME);
+        if (cfgService != null) {
+            cfgService.registerProperties(getClass());
+        }
+        readConfiguration(context);
+        if (executor == null) {
+            ownExecutor = Executors.newSingleThreadExecutor(groupedThreads("onos/mcast4ai", "installer", log));
+            executor = ownExecutor;
+        }
+        if (timer == null) {
+            ownTimer = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "timer", log));
+            timer = ownTimer;
+        }
+        TreeComputer trees = treeComputer != null ? treeComputer : new FabricTreeComputer();
+        hostResolver = new HostResolver(hostService);
+        validator = new RequestValidator(hostResolver);
+        snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
+        programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId);
+        index = new GroupIndex();
+        installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, index,
+                executor, timer, System::currentTimeMillis, () -> installTimeoutMs);
+        topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index, executor,
+                this::topologyChanged);
+        if (eventDispatcher != null) {
+            eventDispatcher.addSink(P2mpGroupEvent.class, listenerRegistry);
+        }
+        store.setDelegate(delegate);
+        topology.start();
+        workPartitionService.addListener(partitionListener);
+        executor.execute(this::resumeOwnedGroups);
+        log.info("Started");
+    }
+
+    /**
+     * Stops the service; switch entries stay (another instance or a restart takes the groups over).
+     *
+     * @param context component context (may be null outside OSGi)
+     */
+    @Deactivate
+    protected void deactivate(ComponentContext context) {
+        workPartitionService.removeListener(partitionListener);
+        if (topology != null) {
+            topology.stop();
+        }
+        store.unsetDelegate(delegate);
+        if (eventDispatcher != null) {
+            eventDispatcher.removeSink(P2mpGroupEvent.class);
+        }
+        if (cfgService != null) {
+            cfgService.unregisterProperties(getClass(), false);
+        }
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+            ownExecutor = null;
+            executor = null;
+        }
+        if (ownTimer != null) {
+            ownTimer.shutdownNow();
+            ownTimer = null;
+            timer = null;
+        }
+        log.info("Stopped");
+    }
+
+    /**
+     * Applies changed configuration.
+     *
+     * @param context component context (may be null outside OSGi)
+     */
+    @Modified
+    protected void modified(ComponentContext context) {
+        readConfiguration(context);
+    }
+
+    private void readConfiguration(ComponentContext context) {
+        Dictionary<?, ?> properties = context == null ? null : context.getProperties();
+        if (properties == null) {
+            return;
+        }
+        String poolText = Tools.get(properties, ADDRESS_POOL);
+        if (poolText != null && !poolText.isBlank()) {
+            try {
+                IpPrefix p = IpPrefix.valueOf(poolText.trim());
+                if (!p.isIp4() || !IpPrefix.IPV4_MULTICAST_PREFIX.contains(p)) {
+                    log.warn("{} must be an IPv4 multicast prefix; keeping {}", ADDRESS_POOL, pool);
+                } else {
+                    pool = p;
+                    addressPool = p.toString();
+                }
+            } catch (IllegalArgumentException e) {
+                log.warn("{} '{}' is not a prefix; keeping {}", ADDRESS_POOL, poolText, pool);
+            }
+        }
+        maxReceiversPerGroup = positive(properties, MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup);
+        maxGroupsPerTenant = positive(properties, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant);
+        Integer timeout = Tools.getIntegerProperty(properties, INSTALL_TIMEOUT_MS);
+        if (timeout != null && timeout >= 0) {
+            installTimeoutMs = timeout;
+        }
+        Integer table = Tools.getIntegerProperty(properties, FLOW_TABLE_ID);
+        if (table != null && table != flowTableId && table >= 0 && table < 255) {
+            if (programmer != null && !store.installedPlans().isEmpty()) {
+                log.warn("{} stays {} while groups hold entries in it", FLOW_TABLE_ID, flowTableId);
+            } else {
+                flowTableId = table;
+                if (programmer != null) {
+                    programmer.setTableId(table);
+                }
+            }
+        }
+        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
+                MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant,
+                FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs);
+    }
+
+    private int positive(Dictionary<?, ?> properties, String name, int current) {
+        Integer v = Tools.getIntegerProperty(properties, name);
+        if (v == null) {
+            return current;
+        }
+        if (v <= 0) {
+            log.warn("{} must be positive; keeping {}", name, current);
+            return current;
+        }
+        return v;
+    }
+
+    // ---- reads
+
+    @Override
+    public Optional<P2mpGroup> getGroup(P2mpGroupId id) {
+        return store.get(id);
+    }
+
+    @Override
+    public Optional<P2mpGroup> getGroup(GroupKey key) {
+        return store.get(key);
+    }
+
+    @Override
+    public Collection<P2mpGroup> getGroups() {
+        return getGroups(null, null, null);
+    }
+
+    @Override
+    public Collection<P2mpGroup> getGroups(String tenant, String jobId, GroupState state) {
+        return store.getAll().stream()
+                .filter(g -> tenant == null || g.key().tenant().equals(tenant))
+                .filter(g -> jobId == null || g.request().jobId().equals(jobId))
+                .filter(g -> state == null || g.state() == state)
+                .sorted(Comparator.comparing(P2mpGroup::id))
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public GroupPlan getInstalledPlan(P2mpGroupId id) {
+        return store.installedPlan(id);
+    }
+
+    @Override
+    public int groupCount() {
+        return store.getAll().size();
+    }
+
+    // ---- writes: validate fully, then one store write; the owner instance does the rest
+
+    @Override
+    public P2mpGroup submit(P2mpGroupRequest request) {
+        if (request == null) {
+            throw GroupException.invalid("a group request is required");
+        }
+        validator.checkNew(request, maxReceiversPerGroup);
+        if (store.get(request.key()).isPresent()) {
+            throw GroupException.conflict("a group with key " + request.key() + " already exists");
+        }
+        if (store.tenantGroupCount(request.key().tenant()) >= maxGroupsPerTenant) {
+            throw GroupException.limit("tenant " + request.key().tenant() + " already holds " + maxGroupsPerTenant
+                    + " groups (maxGroupsPerTenant); purge withdrawn groups first");
+        }
+        return store.create(request, pool, System.currentTimeMillis());
+    }
+
+    @Override
+    public P2mpGroup addReceivers(P2mpGroupId id, Set<Endpoint> receivers) {
+        P2mpGroup group = liveGroup(id);
+        validator.checkAdd(group, receivers, maxReceiversPerGroup);
+        return store.update(id, cur -> {
+            checkUnchangedMembers(cur, group);
+            P2mpGroupRequest next = cur.request().toBuilder().addReceivers(receivers).build();
+            return cur.withRequest(next).withState(GroupState.SUBMITTED, System.currentTimeMillis(),
+                    "added " + receivers.size() + " receiver(s)");
+        });
+    }
+
+    @Override
+    public P2mpGroup removeReceivers(P2mpGroupId id, Set<Endpoint> receivers) {
+        P2mpGroup group = liveGroup(id);
+        Set<Endpoint> matched = validator.checkRemove(group, receivers);
+        return store.update(id, cur -> {
+            checkUnchangedMembers(cur, group);
+            Set<Endpoint> rest = new LinkedHashSet<>(cur.request().receivers());
+            rest.removeAll(matched);
+            P2mpGroupRequest next = cur.request().toBuilder().receivers(rest).build();
+            return cur.withRequest(next).withState(GroupState.SUBMITTED, System.currentTimeMillis(),
+                    "removed " + matched.size() + " receiver(s)");
+        });
+    }
+
+    @Override
+    public P2mpGroup withdraw(P2mpGroupId id) {
+        checkId(id);
+        return store.update(id, cur -> cur.state().isLive()
+                ? cur.withState(GroupState.WITHDRAWING, System.currentTimeMillis(), "withdraw requested")
+                : cur);
+    }
+
+    @Override
+    public void purge(P2mpGroupId id) {
+        checkId(id);
+        P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
+        boolean holdsEntries = !store.installedPlan(id).branches().isEmpty();
+        if (group.state() != GroupState.WITHDRAWN && !(group.state() == GroupState.FAILED && !holdsEntries)) {
+            throw GroupException.conflict("group " + id + " is " + group.state() + (holdsEntries
+                    ? " and holds switch entries" : "") + "; withdraw it before purging");
+        }
+        store.remove(id);
+    }
+
+    @Override
+    public P2mpGroup recompile(P2mpGroupId id) {
+        checkId(id);
+        return store.update(id, cur -> {
+            if (!cur.state().isLive()) {
+                throw GroupException.conflict("group " + id + " is " + cur.state() + "; it cannot be recompiled");
+            }
+            return cur.withState(GroupState.SUBMITTED, System.currentTimeMillis(), "recompile requested");
+        });
+    }
+
+    private P2mpGroup liveGroup(P2mpGroupId id) {
+        checkId(id);
+        P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
+        if (!group.state().isLive()) {
+            throw GroupException.conflict("group " + id + " is " + group.state() + "; its receivers cannot change");
+        }
+        return group;
+    }
+
+    private static void checkId(P2mpGroupId id) {
+        if (id == null) {
+            throw GroupException.invalid("a group id is required");
+        }
+    }
+
+    private static void checkUnchangedMembers(P2mpGroup current, P2mpGroup validated) {
+        if (!current.state().isLive()) {
+            throw GroupException.conflict("group " + current.id() + " is " + current.state()
+                    + "; its receivers cannot change");
+        }
+        if (!current.request().receivers().equals(validated.request().receivers())) {
+            throw GroupException.conflict("the receivers of group " + current.id()
+                    + " changed concurrently; try again");
+        }
+    }
+
+    // ---- work distribution
+
+    private boolean isMine(P2mpGroupId id) {
+        return workPartitionService.isMine(id.value(), Long::longValue);
+    }
+
+    private void schedule(P2mpGroupId id, String why) {
+        if (queued.add(id.value())) {
+            executor.execute(() -> {
+                queued.remove(id.value());
+                installer.reconcile(id, why);
+            });
+        }
+    }
+
+    private void topologyChanged(Set<Long> groups, boolean improvement, String why) {
+        Set<Long> todo = new LinkedHashSet<>(groups);
+        if (improvement) {
+            todo.addAll(installer.waitingForFabric());
+        }
+        for (long g : todo) {
+            P2mpGroupId id = P2mpGroupId.of(g);
+            if (isMine(id)) {
+                store.get(id).filter(x -> x.state().isLive() && (x.state() != GroupState.FAILED || improvement))
+                        .ifPresent(x -> schedule(id, why));
+            }
+        }
+    }
+
+    /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */
+    private void resumeOwnedGroups() {
+        store.installedPlans().forEach((id, plan) -> {
+            if (isMine(id)) {
+                index.putIfAbsent(id.value(), plan, Set.of());
+            }
+        });
+        for (P2mpGroup g : store.getAll()) {
+            switch (g.state()) {
+                case SUBMITTED:
+                case COMPILING:
+                case INSTALLING:
+                case WITHDRAWING:
+                    if (isMine(g.id())) {
+                        schedule(g.id(), "resumed by this instance");
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+
+    /** Re-posts store events and starts the work they call for on the owner of the group. */
+    private class InternalStoreDelegate implements P2mpGroupStoreDelegate {
+        @Override
+        public void notify(P2mpGroupEvent event) {
+            post(event);
+            P2mpGroup g = event.subject();
+            if (event.type() != P2mpGroupEvent.Type.GROUP_REMOVED
+                    && (g.state() == GroupState.SUBMITTED || g.state() == GroupState.WITHDRAWING)
+                    && isMine(g.id())) {
+                schedule(g.id(), "");
+            }
+        }
+    }
+
+    /** Partitions moved: pick up unfinished work of groups now owned here. */
+    private class InternalPartitionListener implements WorkPartitionEventListener {
+        @Override
+        public void event(WorkPartitionEvent event) {
+            executor.execute(P2mpGroupManager.this::resumeOwnedGroups);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package org.mcast4ai.impl;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.api.StateChange;
+import org.onlab.util.KryoNamespace;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.store.serializers.KryoNamespaces;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The Kryo namespace for the group store's distributed maps: ONOS's API types plus every mcast4ai type. */
+public final class P2mpSerializers {
+
+    /** Namespace registering every class a stored group or plan contains. */
+    public static final KryoNamespace API = KryoNamespace.newBuilder()
+            .register(KryoNamespaces.API)
+            .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
+                    GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class)
+            .register(new GroupPlanSerializer(), GroupPlan.class)
+            .build("mcast4ai");
+
+    private P2mpSerializers() {
+    }
+
+    /**
+     * Writes a plan as plain device names and port numbers: its sorted port sets carry a comparator that a
+     * field serializer cannot reproduce.
+     */
+    static final class GroupPlanSerializer extends Serializer<GroupPlan> {
+
+        GroupPlanSerializer() {
+            super(false, true);
+        }
+
+        @Override
+        public void write(Kryo kryo, Output out, GroupPlan plan) {
+            out.writeInt(plan.branches().size(), true);
+            for (Map.Entry<DeviceId, GroupPlan.Branch> e : plan.branches().entrySet()) {
+                out.writeString(e.getKey().toString());
+                out.writeLong(e.getValue().inPort().toLong());
+                out.writeInt(e.getValue().outPorts().size(), true);
+                for (PortNumber p : e.getValue().outPorts()) {
+                    out.writeLong(p.toLong());
+                }
+            }
+            out.writeInt(plan.links().size(), true);
+            for (ConnectPoint[] link : plan.links()) {
+                for (ConnectPoint cp : link) {
+                    out.writeString(cp.deviceId().toString());
+                    out.writeLong(cp.port().toLong());
+                }
+            }
+        }
+
+        @Override
+        public GroupPlan read(Kryo kryo, Input in, Class<GroupPlan> type) {
+            int n = in.readInt(true);
+            Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                DeviceId device = DeviceId.deviceId(in.readString());
+                PortNumber inPort = PortNumber.portNumber(in.readLong());
+                int outs = in.readInt(true);
+                Set<PortNumber> outPorts = new TreeSet<>((a, b) -> Long.compare(a.toLong(), b.toLong()));
+                for (int k = 0; k < outs; k++) {
+                    outPorts.add(PortNumber.portNumber(in.readLong()));
+                }
+                branches.put(device, new GroupPlan.Branch(inPort, outPorts));
+            }
+            int l = in.readInt(true);
+            List<ConnectPoint[]> links = new ArrayList<>(l);
+            for (int i = 0; i < l; i++) {
+                ConnectPoint from = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                        PortNumber.portNumber(in.readLong()));
+                ConnectPoint to = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                        PortNumber.portNumber(in.readLong()));
+                links.add(new ConnectPoint[]{from, to});
+            }
+            return new GroupPlan(branches, links);
+        }
+    }
+}

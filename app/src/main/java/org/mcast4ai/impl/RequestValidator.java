@@ -1,0 +1,134 @@
+package org.mcast4ai.impl;
+
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.ReplicationMode;
+import org.onosproject.net.HostId;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The checks a request passes before anything is stored: modes this release supports, the receiver limit,
+ * and that every endpoint names exactly one located host, distinct from the source and from each other.
+ */
+final class RequestValidator {
+    private final HostResolver hosts;
+
+    RequestValidator(HostResolver hosts) {
+        this.hosts = hosts;
+    }
+
+    /**
+     * @param request      a new group
+     * @param maxReceivers receiver limit
+     */
+    void checkNew(P2mpGroupRequest request, int maxReceivers) {
+        if (request.mode() == ReplicationMode.BITMAP) {
+            throw GroupException.invalid("BITMAP replication is not available yet; use TREE or AUTO");
+        }
+        if (request.reliability() == Reliability.ACK_AGGREGATION) {
+            throw GroupException.invalid("ACK_AGGREGATION reliability is not available yet; use NONE");
+        }
+        checkCount(request.receivers().size(), maxReceivers);
+        HostId source = hosts.resolve(request.source()).id();
+        Map<HostId, Endpoint> seen = new HashMap<>();
+        for (Endpoint r : request.receivers()) {
+            checkReceiver(r, source, request.source(), seen);
+        }
+    }
+
+    /**
+     * @param group        the group
+     * @param added        receivers to add
+     * @param maxReceivers receiver limit
+     */
+    void checkAdd(P2mpGroup group, Set<Endpoint> added, int maxReceivers) {
+        if (added == null || added.isEmpty()) {
+            throw GroupException.invalid("name at least one receiver to add");
+        }
+        Set<Endpoint> current = group.request().receivers();
+        for (Endpoint r : added) {
+            if (find(current, r) != null) {
+                throw GroupException.invalid(r + " is already a receiver of group " + group.id());
+            }
+        }
+        checkCount(current.size() + added.size(), maxReceivers);
+        Endpoint sourceEndpoint = group.request().source();
+        HostId source = hosts.resolve(sourceEndpoint).id();
+        Map<HostId, Endpoint> seen = new HashMap<>();
+        for (Endpoint r : current) {
+            HostId id = hosts.resolveOrNull(r);
+            if (id != null) {
+                seen.put(id, r);
+            }
+        }
+        for (Endpoint r : added) {
+            checkReceiver(r, source, sourceEndpoint, seen);
+        }
+    }
+
+    /**
+     * @param group   the group
+     * @param removed receivers to remove
+     * @return the group's endpoints to remove (matched exactly, or by host name ignoring the QPN)
+     */
+    Set<Endpoint> checkRemove(P2mpGroup group, Set<Endpoint> removed) {
+        if (removed == null || removed.isEmpty()) {
+            throw GroupException.invalid("name at least one receiver to remove");
+        }
+        Set<Endpoint> matched = new LinkedHashSet<>();
+        for (Endpoint r : removed) {
+            Endpoint m = find(group.request().receivers(), r);
+            if (m == null) {
+                throw GroupException.invalid(r + " is not a receiver of group " + group.id());
+            }
+            matched.add(m);
+        }
+        if (matched.size() >= group.request().receivers().size()) {
+            throw GroupException.invalid("removing every receiver would leave group " + group.id()
+                    + " empty; withdraw the group instead");
+        }
+        return matched;
+    }
+
+    /**
+     * @param receivers a receiver set
+     * @param wanted    an endpoint
+     * @return the member equal to it, else the member with the same host name, else null
+     */
+    static Endpoint find(Set<Endpoint> receivers, Endpoint wanted) {
+        if (receivers.contains(wanted)) {
+            return wanted;
+        }
+        for (Endpoint r : receivers) {
+            if (r.host().equalsIgnoreCase(wanted.host())) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static void checkCount(int count, int max) {
+        if (count > max) {
+            throw GroupException.limit("a group may have at most " + max + " receivers (maxReceiversPerGroup); "
+                    + "this one would have " + count);
+        }
+    }
+
+    private void checkReceiver(Endpoint r, HostId source, Endpoint sourceEndpoint, Map<HostId, Endpoint> seen) {
+        HostId id = hosts.resolve(r).id();
+        if (id.equals(source)) {
+            throw GroupException.invalid("receiver " + r + " is the source host " + sourceEndpoint);
+        }
+        Endpoint other = seen.putIfAbsent(id, r);
+        if (other != null) {
+            throw GroupException.invalid("receivers " + other + " and " + r + " are the same host " + id);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableSet;
+import org.onosproject.net.Link;
+import org.onosproject.net.LinkKey;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.host.HostEvent;
+import org.onosproject.net.host.HostListener;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.link.LinkEvent;
+import org.onosproject.net.link.LinkListener;
+import org.onosproject.net.link.LinkService;
+
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * Watches devices, links and hosts. Every relevant event makes the fabric snapshot stale; events that take
+ * something away (link or device down, host moved or gone) re-compile only the groups the index says use
+ * it, events that add something re-compile the groups that wait for the fabric (DEGRADED or unreachable).
+ * Events are handed to the manager's executor at once, so ONOS's event threads never compute trees.
+ */
+final class TopologyMonitor {
+
+    /** Receives the groups a topology change affects. */
+    interface Handler {
+        /**
+         * @param groups      groups that use what changed
+         * @param improvement true if something was added (groups waiting for the fabric should retry)
+         * @param why         the change, for the state history
+         */
+        void affected(Set<Long> groups, boolean improvement, String why);
+    }
+
+    private final DeviceService deviceService;
+    private final LinkService linkService;
+    private final HostService hostService;
+    private final FabricSnapshotFactory snapshots;
+    private final GroupIndex index;
+    private final Executor executor;
+    private final Handler handler;
+
+    private final DeviceListener deviceListener = new InternalDeviceListener();
+    private final LinkListener linkListener = new InternalLinkListener();
+    private final HostListener hostListener = new InternalHostListener();
+
+    TopologyMonitor(DeviceService deviceService, LinkService linkService, HostService hostService,
+                    FabricSnapshotFactory snapshots, GroupIndex index, Executor executor, Handler handler) {
+        this.deviceService = deviceService;
+        this.linkService = linkService;
+        this.hostService = hostService;
+        this.snapshots = snapshots;
+        this.index = index;
+        this.executor = executor;
+        this.handler = handler;
+    }
+
+    /** Starts listening. */
+    void start() {
+        deviceService.addListener(deviceListener);
+        linkService.addListener(linkListener);
+        hostService.addListener(hostListener);
+    }
+
+    /** Stops listening. */
+    void stop() {
+        deviceService.removeListener(deviceListener);
+        linkService.removeListener(linkListener);
+        hostService.removeListener(hostListener);
+    }
+
+    private void changed(Set<Long> groups, boolean improvement, String why) {
+        snapshots.invalidate();
+        handler.affected(groups, improvement, why);
+    }
+
+    private class InternalDeviceListener implements DeviceListener {
+        @Override
+        public boolean isRelevant(DeviceEvent event) {
+            switch (event.type()) {
+                case DEVICE_ADDED:
+                case DEVICE_REMOVED:
+                case DEVICE_AVAILABILITY_CHANGED:
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        @Override
+        public void event(DeviceEvent event) {
+            executor.execute(() -> {
+                boolean up = event.type() != DeviceEvent.Type.DEVICE_REMOVED
+                        && deviceService.isAvailable(event.subject().id());
+                changed(up ? ImmutableSet.of() : index.byDevice(event.subject().id()), up,
+                        "device " + event.subject().id() + (up ? " up" : " down"));
+            });
+        }
+    }
+
+    private class InternalLinkListener implements LinkListener {
+        @Override
+        public boolean isRelevant(LinkEvent event) {
+            return event.type() == LinkEvent.Type.LINK_ADDED || event.type() == LinkEvent.Type.LINK_REMOVED
+                    || event.type() == LinkEvent.Type.LINK_UPDATED;
+        }
+
+        @Override
+        public void event(LinkEvent event) {
+            executor.execute(() -> {
+                Link link = event.subject();
+                boolean up = event.type() != LinkEvent.Type.LINK_REMOVED && link.state() == Link.State.ACTIVE;
+                changed(up ? ImmutableSet.of() : index.byLink(LinkKey.linkKey(link)), up,
+                        "link " + link.src() + "-" + link.dst() + (up ? " up" : " down"));
+            });
+        }
+    }
+
+    private class InternalHostListener implements HostListener {
+        @Override
+        public boolean isRelevant(HostEvent event) {
+            switch (event.type()) {
+                case HOST_ADDED:
+                case HOST_REMOVED:
+                case HOST_MOVED:
+                case HOST_UPDATED:
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        @Override
+        public void event(HostEvent event) {
+            executor.execute(() -> {
+                boolean added = event.type() == HostEvent.Type.HOST_ADDED
+                        || event.type() == HostEvent.Type.HOST_UPDATED;
+                changed(index.byHost(event.subject().id()), added,
+                        "host " + event.subject().id() + " " + event.type().name().toLowerCase().substring(5));
+            });
+        }
+    }
+}

@@ -56,7 +56,7 @@ import java.util.Set;
  * <tr><td>clearedDeferred</td><td>{@code clear_actions}</td><td>CLEAR_ACTIONS</td></tr>
  * <tr><td>METADATA (writeMetadata)</td><td>{@code write_metadata:0xV/0xM}</td><td>WRITE_METADATA</td></tr>
  * <tr><td>TABLE (transition)</td><td>{@code goto_table:N}</td><td>GOTO_TABLE</td></tr>
- * <tr><td>no instruction</td><td>{@code drop}</td><td>no instructions</td></tr>
+ * <tr><td>no instruction, NOACTION (drop)</td><td>{@code drop}</td><td>no instructions</td></tr>
  * <tr><td>Group ALL / INDIRECT / SELECT</td><td>{@code group_id=N,type=all|indirect|select}</td>
  *     <td>group-mod type</td></tr>
  * <tr><td>GroupBucket treatment (immediate actions above)</td>
@@ -219,7 +219,9 @@ public final class OfctlTranslator {
         }
         List<String> parts = new ArrayList<>();
         for (Instruction i : t.immediate()) {
-            parts.add(action(i, rule));
+            if (i.type() != Instruction.Type.NOACTION) {
+                parts.add(action(i, rule));
+            }
         }
         if (t.clearedDeferred()) {
             parts.add("clear_actions");

@@ -1,0 +1,203 @@
+package org.mcast4ai.engine.bitmap;
+
+import org.mcast4ai.engine.FabricSnapshot;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Plays packets through a fabric exactly as the switches would: the sender's leaf receives each set's header
+ * as bytes from the source host's port; every switch decodes the bytes, applies {@link SwitchLogic} with its
+ * static table, and every copy is encoded again to bytes. Counts copies and bytes per link and copies per
+ * host. Pure; the wiring (which port leads where) comes from the snapshot and is not switch state.
+ */
+public final class ReplicationSimulator {
+    private final FabricSnapshot fabric;
+    private final SwitchTables tables;
+    private final HeaderCodec codec;
+    private final Map<Long, Integer> linkByPort = new HashMap<>();
+    private final Map<Long, List<Integer>> hostsByPort = new HashMap<>();
+
+    /**
+     * @param fabric the snapshot
+     * @param tables the switch tables built from it
+     */
+    public ReplicationSimulator(FabricSnapshot fabric, SwitchTables tables) {
+        this.fabric = Objects.requireNonNull(fabric);
+        this.tables = Objects.requireNonNull(tables);
+        this.codec = new HeaderCodec(tables.geometry());
+        for (int sw = 0; sw < fabric.switchCount(); sw++) {
+            for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
+                linkByPort.putIfAbsent(key(sw, fabric.linkFromPort(e)), e);
+            }
+        }
+        for (int h = 0; h < fabric.hostCount(); h++) {
+            hostsByPort.computeIfAbsent(key(fabric.hostSwitch(h), fabric.hostPort(h)), x -> new ArrayList<>()).add(h);
+        }
+    }
+
+    private static long key(int sw, long port) {
+        return ((long) sw << 32) ^ port;
+    }
+
+    /**
+     * @param source       source host index
+     * @param sets         the headers the sender stamps, one packet each
+     * @param payloadBytes payload bytes per packet (the header comes on top)
+     * @param entropy      flow entropy for equal-cost choices
+     * @return what happened
+     */
+    public Replication simulate(int source, List<BitmapHeader> sets, int payloadBytes, long entropy) {
+        Replication r = new Replication(fabric.linkCount(), fabric.hostCount(), source);
+        int srcSwitch = fabric.hostSwitch(source);
+        for (BitmapHeader set : sets) {
+            byte[] stamped = codec.encode(set);
+            r.sourceBytes += payloadBytes + stamped.length;
+            r.headerBytes += stamped.length;
+            r.sets++;
+            boolean[] visited = new boolean[fabric.switchCount()];
+            ArrayDeque<Object[]> queue = new ArrayDeque<>();
+            queue.add(new Object[]{srcSwitch, fabric.hostPort(source), stamped});
+            while (!queue.isEmpty()) {
+                Object[] pkt = queue.poll();
+                int sw = (Integer) pkt[0];
+                if (visited[sw]) {
+                    r.revisits++;
+                    continue;
+                }
+                visited[sw] = true;
+                BitmapHeader h = codec.decode((byte[]) pkt[2]);
+                SwitchLogic.Result out = SwitchLogic.forward(tables.table(sw), (Long) pkt[1], h, entropy);
+                r.dropped += out.dropped();
+                for (SwitchLogic.Copy c : out.copies()) {
+                    deliver(r, sw, c, payloadBytes, queue);
+                }
+            }
+        }
+        return r;
+    }
+
+    private void deliver(Replication r, int sw, SwitchLogic.Copy c, int payloadBytes, ArrayDeque<Object[]> queue) {
+        long k = key(sw, c.port());
+        Integer link = linkByPort.get(k);
+        if (link != null) {
+            byte[] bytes = codec.encode(c.header());
+            r.linkCopies[link]++;
+            r.fabricBytes += payloadBytes + bytes.length;
+            r.headerBytes += bytes.length;
+            queue.add(new Object[]{fabric.linkTo(link), fabric.linkToPort(link), bytes});
+            return;
+        }
+        List<Integer> hosts = hostsByPort.get(k);
+        if (hosts == null) {
+            r.dropped++;
+            return;
+        }
+        for (int h : hosts) {
+            r.hostCopies[h]++;
+            r.hostBytes += payloadBytes;
+        }
+    }
+
+    /** The outcome of one simulation: copies and bytes per link, copies per host, anomalies. */
+    public static final class Replication {
+        private final int[] linkCopies;
+        private final int[] hostCopies;
+        private final int source;
+        private long sourceBytes;
+        private long fabricBytes;
+        private long hostBytes;
+        private long headerBytes;
+        private int sets;
+        private int revisits;
+        private int dropped;
+
+        Replication(int links, int hosts, int source) {
+            linkCopies = new int[links];
+            hostCopies = new int[hosts];
+            this.source = source;
+        }
+
+        /**
+         * @param host host index
+         * @return copies it received
+         */
+        public int copiesAt(int host) {
+            return hostCopies[host];
+        }
+
+        /**
+         * @param link directed link index
+         * @return copies that crossed it
+         */
+        public int copiesOn(int link) {
+            return linkCopies[link];
+        }
+
+        /** @return directed switch-to-switch links that carried at least one copy */
+        public int linksUsed() {
+            int n = 0;
+            for (int c : linkCopies) {
+                n += c > 0 ? 1 : 0;
+            }
+            return n;
+        }
+
+        /** @return copies over switch-to-switch links */
+        public int fabricCopies() {
+            int n = 0;
+            for (int c : linkCopies) {
+                n += c;
+            }
+            return n;
+        }
+
+        /** @return copies delivered to hosts (members or not) */
+        public int hostCopies() {
+            int n = 0;
+            for (int c : hostCopies) {
+                n += c;
+            }
+            return n;
+        }
+
+        /** @return bytes on every link: source uplink, fabric links and host downlinks */
+        public long totalBytes() {
+            return sourceBytes + fabricBytes + hostBytes;
+        }
+
+        /** @return bytes on switch-to-switch links */
+        public long fabricBytes() {
+            return fabricBytes;
+        }
+
+        /** @return header bytes carried on all links */
+        public long headerBytes() {
+            return headerBytes;
+        }
+
+        /** @return packets the sender sent (sets) */
+        public int sets() {
+            return sets;
+        }
+
+        /** @return times a switch received a second copy of the same packet (0 in a loop-free tree) */
+        public int revisits() {
+            return revisits;
+        }
+
+        /** @return receivers dropped on the way (0 when every member is reachable) */
+        public int dropped() {
+            return dropped;
+        }
+
+        /** @return copies that went back to the source host */
+        public int copiesToSource() {
+            return hostCopies[source];
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package org.mcast4ai.engine.bitmap;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The static replication state of one switch, derived from the fabric and the bit index table alone: the
+ * bit index range it delivers downward itself, each downward neighbour's range with the port(s) leading to
+ * it, and the uplinks that carry everything else. It names no group: the same table serves every group.
+ * Immutable.
+ */
+public final class SwitchTable {
+    private final int selfLo;
+    private final int selfHi;
+    private final int[] childLo;
+    private final int[] childHi;
+    private final long[][] childPorts;
+    private final Encoding childScope;
+    private final long[] upPorts;
+
+    /**
+     * @param selfLo     first bit index delivered below this switch
+     * @param selfHi     end (exclusive) of that range (equal to selfLo if none)
+     * @param childLo    per downward neighbour, first bit index of its range (ascending)
+     * @param childHi    per downward neighbour, end (exclusive) of its range
+     * @param childPorts per downward neighbour, the equal-cost ports leading to it
+     * @param childScope encoding a hierarchical header narrows to towards a neighbour; null when the
+     *                   neighbours are hosts (the header is removed)
+     * @param upPorts    equal-cost uplinks for bit indices outside [selfLo, selfHi)
+     */
+    SwitchTable(int selfLo, int selfHi, int[] childLo, int[] childHi, long[][] childPorts, Encoding childScope,
+                long[] upPorts) {
+        this.selfLo = selfLo;
+        this.selfHi = selfHi;
+        this.childLo = childLo;
+        this.childHi = childHi;
+        this.childPorts = childPorts;
+        this.childScope = childScope;
+        this.upPorts = upPorts;
+    }
+
+    /** @return first bit index delivered below this switch */
+    public int selfLo() {
+        return selfLo;
+    }
+
+    /** @return end (exclusive) of the range delivered below this switch */
+    public int selfHi() {
+        return selfHi;
+    }
+
+    /** @return number of downward neighbours (host slots, leaves or pods) */
+    public int children() {
+        return childLo.length;
+    }
+
+    /**
+     * @param c downward neighbour position
+     * @return first bit index of its range
+     */
+    public int childLo(int c) {
+        return childLo[c];
+    }
+
+    /**
+     * @param c downward neighbour position
+     * @return end (exclusive) of its range
+     */
+    public int childHi(int c) {
+        return childHi[c];
+    }
+
+    /**
+     * @param c downward neighbour position
+     * @return the equal-cost ports leading to it (a copy)
+     */
+    public long[] childPorts(int c) {
+        return childPorts[c].clone();
+    }
+
+    /** @return scope a hierarchical header narrows to towards a neighbour, null towards hosts */
+    public Encoding childScope() {
+        return childScope;
+    }
+
+    /** @return the uplinks (a copy) */
+    public long[] upPorts() {
+        return upPorts.clone();
+    }
+
+    /**
+     * @param port a port
+     * @return true if it is an uplink
+     */
+    public boolean isUpPort(long port) {
+        for (long p : upPorts) {
+            if (p == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Entries a pipeline holds for this table: one per downward neighbour (range to port or port group)
+     * plus one for the uplink group, whatever the number of groups.
+     *
+     * @return the entry count
+     */
+    public int entries() {
+        return childLo.length + (upPorts.length > 0 ? 1 : 0) + 1;
+    }
+
+    long pick(int c, long entropy) {
+        long[] p = childPorts[c];
+        return p.length == 1 ? p[0] : p[(int) Math.floorMod(entropy, (long) p.length)];
+    }
+
+    long pickUp(long entropy) {
+        return upPorts[(int) Math.floorMod(entropy, (long) upPorts.length)];
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof SwitchTable)) {
+            return false;
+        }
+        SwitchTable t = (SwitchTable) o;
+        return selfLo == t.selfLo && selfHi == t.selfHi && Arrays.equals(childLo, t.childLo)
+                && Arrays.equals(childHi, t.childHi) && Arrays.deepEquals(childPorts, t.childPorts)
+                && childScope == t.childScope && Arrays.equals(upPorts, t.upPorts);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(selfLo, selfHi, Arrays.hashCode(childLo), Arrays.deepHashCode(childPorts), childScope,
+                Arrays.hashCode(upPorts));
+    }
+
+    @Override
+    public String toString() {
+        return "SwitchTable{self=[" + selfLo + "," + selfHi + "), children=" + childLo.length + ", up="
+                + upPorts.length + "}";
+    }
+}

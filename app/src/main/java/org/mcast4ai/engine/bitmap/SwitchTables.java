@@ -1,0 +1,200 @@
+package org.mcast4ai.engine.bitmap;
+
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.Role;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The static replication tables of every switch of a fabric. Built from the snapshot and the bit index
+ * table only (the signature admits nothing else), recomputed on topology change, identical for one group
+ * or a million. Immutable.
+ *
+ * <ul>
+ *   <li>leaf: its own leaf range; one child per indexed host port; uplinks to its spines;</li>
+ *   <li>spine of a 3-tier fabric: its pod's range; one child per leaf below (LEAF scope); uplinks to the
+ *       super-spines;</li>
+ *   <li>spine of a 2-tier fabric: the whole index space; one child per leaf; no uplink;</li>
+ *   <li>super-spine: the whole index space; one child per pod (POD scope), with every spine link into that
+ *       pod as equal-cost ports; no uplink.</li>
+ * </ul>
+ */
+public final class SwitchTables {
+    private static final int ALL = 1 << FabricGeometry.INDEX_BITS;
+
+    private final FabricGeometry geometry;
+    private final SwitchTable[] tables;
+
+    private SwitchTables(FabricGeometry geometry, SwitchTable[] tables) {
+        this.geometry = geometry;
+        this.tables = tables;
+    }
+
+    /**
+     * @param fabric the snapshot
+     * @param bits   the bit index table of that fabric
+     * @return the tables of every switch
+     */
+    public static SwitchTables build(FabricSnapshot fabric, BitIndexTable bits) {
+        FabricGeometry g = bits.geometry();
+        int s = fabric.switchCount();
+        int[] prefix = new int[s];
+        Arrays.fill(prefix, -1);
+        for (int sw = 0; sw < s; sw++) {
+            if (fabric.role(sw) == Role.LEAF) {
+                prefix[sw] = bits.leafPrefix(fabric.switchName(sw));
+            }
+        }
+        int[] spinePod = new int[s];
+        Arrays.fill(spinePod, -1);
+        for (int sw = 0; sw < s; sw++) {
+            if (fabric.role(sw) != Role.SPINE) {
+                continue;
+            }
+            for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1) && spinePod[sw] < 0; e++) {
+                int p = prefix[fabric.linkTo(e)];
+                if (p >= 0) {
+                    spinePod[sw] = g.podOf(p);
+                }
+            }
+        }
+        SwitchTable[] tables = new SwitchTable[s];
+        for (int sw = 0; sw < s; sw++) {
+            switch (fabric.role(sw)) {
+                case LEAF:
+                    tables[sw] = leaf(fabric, bits, g, sw, prefix[sw]);
+                    break;
+                case SPINE:
+                    tables[sw] = g.threeTier() && spinePod[sw] >= 0
+                            ? downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF,
+                                        spinePod[sw] * g.podSpan(), (spinePod[sw] + 1) * g.podSpan())
+                            : downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, ALL);
+                    break;
+                default:
+                    int[] podStart = new int[s];
+                    Arrays.fill(podStart, -1);
+                    for (int v = 0; v < s; v++) {
+                        if (spinePod[v] >= 0) {
+                            podStart[v] = spinePod[v] * g.podSpan();
+                        }
+                    }
+                    tables[sw] = downAndUp(fabric, sw, podStart, g.podSpan(), Encoding.POD, 0, ALL);
+                    break;
+            }
+        }
+        return new SwitchTables(g, tables);
+    }
+
+    private static SwitchTable leaf(FabricSnapshot fabric, BitIndexTable bits, FabricGeometry g, int sw,
+                                    int prefix) {
+        TreeMap<Integer, TreeSet<Long>> children = new TreeMap<>();
+        for (int i = fabric.hostStart(sw); i < fabric.hostStart(sw + 1); i++) {
+            long port = fabric.hostPort(fabric.hostAt(i));
+            int bit = bits.bitOf(fabric.switchName(sw), port);
+            if (bit >= 0) {
+                children.computeIfAbsent(bit, x -> new TreeSet<>()).add(port);
+            }
+        }
+        TreeSet<Long> up = new TreeSet<>();
+        for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
+            if (fabric.role(fabric.linkTo(e)) != Role.LEAF) {
+                up.add(fabric.linkFromPort(e));
+            }
+        }
+        int lo = prefix >= 0 ? prefix : 0;
+        int hi = prefix >= 0 ? prefix + g.leafSpan() : 0;
+        return table(lo, hi, children, 1, null, up);
+    }
+
+    /** A spine or super-spine: children keyed by the range start of the neighbour, uplinks to higher roles. */
+    private static SwitchTable downAndUp(FabricSnapshot fabric, int sw, int[] childStart, int span, Encoding scope,
+                                         int selfLo, int selfHi) {
+        TreeMap<Integer, TreeSet<Long>> children = new TreeMap<>();
+        TreeSet<Long> up = new TreeSet<>();
+        Role mine = fabric.role(sw);
+        for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
+            int v = fabric.linkTo(e);
+            int start = childStart[v];
+            if (start >= selfLo && start < selfHi && fabric.role(v).ordinal() < mine.ordinal()) {
+                children.computeIfAbsent(start, x -> new TreeSet<>()).add(fabric.linkFromPort(e));
+            } else if (fabric.role(v).ordinal() > mine.ordinal()) {
+                up.add(fabric.linkFromPort(e));
+            }
+        }
+        return table(selfLo, selfHi, children, span, scope, selfHi - selfLo == ALL ? new TreeSet<>() : up);
+    }
+
+    private static SwitchTable table(int selfLo, int selfHi, TreeMap<Integer, TreeSet<Long>> children, int span,
+                                     Encoding scope, TreeSet<Long> up) {
+        int n = children.size();
+        int[] lo = new int[n];
+        int[] hi = new int[n];
+        long[][] ports = new long[n][];
+        int i = 0;
+        for (Map.Entry<Integer, TreeSet<Long>> c : children.entrySet()) {
+            lo[i] = c.getKey();
+            hi[i] = c.getKey() + span;
+            ports[i] = c.getValue().stream().mapToLong(Long::longValue).toArray();
+            i++;
+        }
+        return new SwitchTable(selfLo, selfHi, lo, hi, ports, scope, up.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** @return the geometry the tables address */
+    public FabricGeometry geometry() {
+        return geometry;
+    }
+
+    /**
+     * @param sw switch index
+     * @return its table
+     */
+    public SwitchTable table(int sw) {
+        return tables[sw];
+    }
+
+    /** @return number of switches */
+    public int switches() {
+        return tables.length;
+    }
+
+    /** @return the entries of every switch, in switch index order */
+    public List<Integer> entries() {
+        List<Integer> out = new ArrayList<>(tables.length);
+        for (SwitchTable t : tables) {
+            out.add(t.entries());
+        }
+        return out;
+    }
+
+    /**
+     * @param role a role, or null for every switch
+     * @param fabric the snapshot the tables were built from
+     * @return the largest entry count among switches of that role
+     */
+    public int maxEntries(FabricSnapshot fabric, Role role) {
+        int max = 0;
+        for (int sw = 0; sw < tables.length; sw++) {
+            if (role == null || fabric.role(sw) == role) {
+                max = Math.max(max, tables[sw].entries());
+            }
+        }
+        return max;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SwitchTables && geometry.equals(((SwitchTables) o).geometry)
+                && Arrays.equals(tables, ((SwitchTables) o).tables);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * geometry.hashCode() + Arrays.hashCode(tables);
+    }
+}

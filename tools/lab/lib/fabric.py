@@ -152,6 +152,7 @@ def create_hosts(hosts):
     for h in hosts:
         write_sysctl("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % topology.host_veth(h), "1")
     run(["ip", "-batch", "-"], stdin="".join("link set %s up\n" % topology.host_veth(h) for h in hosts))
+    procs = []
     for h in hosts:
         lines = ["link set lo up",
                  "link set %s address %s" % (h["iface"], h["mac"]),
@@ -159,7 +160,17 @@ def create_hosts(hosts):
                  "link set %s up" % h["iface"]]
         lines += ["neigh replace %s lladdr %s dev %s nud permanent" % (o["ip"], o["mac"], h["iface"])
                   for o in hosts if o is not h]
-        run(["ip", "-n", h["ns"], "-batch", "-"], stdin="\n".join(lines) + "\n")
+        # one `ip -n` per namespace, all at once: process start-up dominates otherwise
+        p = subprocess.Popen(["ip", "-n", h["ns"], "-batch", "-"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        procs.append((h, p, "\n".join(lines) + "\n"))
+    errors = []
+    for h, p, script in procs:
+        out, _ = p.communicate(script)
+        if p.returncode != 0:
+            errors.append("%s: %s" % (h["ns"], out.strip()[:300]))
+    if errors:
+        raise RuntimeError("host set-up failed: " + "; ".join(errors))
 
 
 def verify(desc):

@@ -1,0 +1,326 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.onlab.packet.Ethernet;
+import org.onlab.packet.IpPrefix;
+import org.onlab.packet.MacAddress;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.TrafficSelector;
+import org.onosproject.net.flow.TrafficTreatment;
+import org.onosproject.net.group.DefaultGroupBucket;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.DefaultGroupKey;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupKey;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a {@link BitmapLayout} into OpenFlow 1.3 entries (pure: no service calls).
+ *
+ * <p>Static entries of one switch, the same for any number of groups:
+ * <ul>
+ *   <li>entry table: for each fabric port, {@code ip, in_port=P, nw_dst=224.0.0.0/4} goes to the switch's
+ *       chain: to the up table when the copy comes from below and the switch has bits outside its subtree,
+ *       to the first down table otherwise. Priority {@value #ENTRY_PRIORITY}, below TREE groups' rules.</li>
+ *   <li>up table ({@code chainBase}): one rule per bit outside the subtree, {@code dl_src=bit/bit}
+ *       &rarr; {@code output:uplink, goto next}; on a leaf one such set per uplink, selected by the metadata
+ *       the group's stamp wrote; default &rarr; {@code goto next}.</li>
+ *   <li>one down table per down port p ({@code chainBase + 1 + i}): one rule per bit b in reach(p),
+ *       {@code dl_src=b/b} &rarr; output to p (through its egress group on a host port),
+ *       {@code goto next}; default &rarr; {@code goto next} (drop in the last table). Every rule of a
+ *       table that matches does the same thing, so each table emits at most one copy, to its port.</li>
+ *   <li>leaves: one INDIRECT group per host port whose bucket writes the leaf's fixed source address and
+ *       outputs to the port, so the host copy never carries the bitmap and the rewrite stays in the bucket
+ *       (a set-field in apply-actions would leak into the later tables).</li>
+ * </ul>
+ * Per group, only the source leaf's {@link #stampRules(BitmapStamp) stamp rules}.
+ */
+public final class BitmapPlanner {
+    /** Priority of the entry rules (below the default group priority, so TREE rules win). */
+    public static final int ENTRY_PRIORITY = 10;
+    /** Priority of the per-bit rules. */
+    public static final int BIT_PRIORITY = 100;
+    /** Priority of a table's default rule. */
+    public static final int DEFAULT_PRIORITY = 1;
+    /** First table of the replication chain unless configured otherwise. */
+    public static final int DEFAULT_CHAIN_BASE = 10;
+    /** Egress group ids are this plus the host port. */
+    public static final int EGRESS_GROUP_BASE = 0x4d420000;
+    /** The addresses the static entry rules accept. */
+    public static final IpPrefix MULTICAST = IpPrefix.valueOf("224.0.0.0/4");
+    /** Prefix of the leaves' fixed source addresses (02:6d:34:61:xx:xx, locally administered). */
+    public static final long RESTORE_PREFIX = 0x026d_3461_0000L;
+    /** Metadata bits the stamp writes (the uplink choice). */
+    public static final long METADATA_MASK = 0xFFL;
+
+    private final ApplicationId appId;
+    private final int entryTable;
+    private final int chainBase;
+
+    /** Static entries of one device. */
+    public static final class DeviceEntries {
+        private final List<GroupDescription> groups;
+        private final List<FlowRule> rules;
+
+        DeviceEntries(List<GroupDescription> groups, List<FlowRule> rules) {
+            this.groups = Collections.unmodifiableList(groups);
+            this.rules = Collections.unmodifiableList(rules);
+        }
+
+        /** @return egress groups (installed before the rules that use them) */
+        public List<GroupDescription> groups() {
+            return groups;
+        }
+
+        /** @return flow rules */
+        public List<FlowRule> rules() {
+            return rules;
+        }
+    }
+
+    /**
+     * @param appId      application owning the entries
+     * @param entryTable table where packets enter (the TREE programmer's table)
+     * @param chainBase  first table of the replication chain (must be above {@code entryTable})
+     */
+    public BitmapPlanner(ApplicationId appId, int entryTable, int chainBase) {
+        if (chainBase <= entryTable || entryTable < 0) {
+            throw new IllegalArgumentException("the replication chain (table " + chainBase
+                    + ") must come after the entry table " + entryTable);
+        }
+        this.appId = appId;
+        this.entryTable = entryTable;
+        this.chainBase = chainBase;
+    }
+
+    /** @return the entry table */
+    public int entryTable() {
+        return entryTable;
+    }
+
+    /** @return the first chain table */
+    public int chainBase() {
+        return chainBase;
+    }
+
+    /**
+     * @param layout the fabric's layout
+     * @return static entries per device (devices with none are left out)
+     */
+    public Map<DeviceId, DeviceEntries> staticEntries(BitmapLayout layout) {
+        Map<DeviceId, DeviceEntries> out = new LinkedHashMap<>();
+        for (BitmapLayout.SwitchPorts sw : layout.switches().values()) {
+            DeviceEntries e = device(sw);
+            if (!e.rules.isEmpty() || !e.groups.isEmpty()) {
+                out.put(DeviceId.deviceId(sw.name()), e);
+            }
+        }
+        return out;
+    }
+
+    private DeviceEntries device(BitmapLayout.SwitchPorts sw) {
+        DeviceId dev = DeviceId.deviceId(sw.name());
+        List<FlowRule> rules = new ArrayList<>();
+        List<GroupDescription> groups = new ArrayList<>();
+        long[] down = sw.downPorts();
+        long[] ups = sw.upPorts();
+        boolean hasUp = sw.upReach() != 0;
+        if (down.length == 0 && !hasUp) {
+            return new DeviceEntries(groups, rules);
+        }
+        int firstDown = chainBase + 1;
+        int lastTable = chainBase + down.length;
+        // entry: from above (uplinks) only down; from below (lower-role switches) up and down
+        if (down.length > 0) {
+            for (long p : ups) {
+                rules.add(entry(dev, p, firstDown));
+            }
+        }
+        for (long p : sw.fromBelow()) {
+            rules.add(entry(dev, p, hasUp ? chainBase : firstDown));
+        }
+        if (hasUp) {
+            int next = down.length > 0 ? firstDown : -1;
+            if (sw.role() == org.mcast4ai.engine.Role.LEAF) {
+                for (int u = 0; u < ups.length; u++) {
+                    for (int b : bits(sw.upReach())) {
+                        rules.add(bitRule(dev, chainBase, b, u + 1, output(ups[u]), next));
+                    }
+                }
+            } else {
+                long up = ups[sw.fixedUplink()];
+                for (int b : bits(sw.upReach())) {
+                    rules.add(bitRule(dev, chainBase, b, 0, output(up), next));
+                }
+            }
+            rules.add(defaultRule(dev, chainBase, next));
+        }
+        for (int i = 0; i < down.length; i++) {
+            int table = chainBase + 1 + i;
+            int next = table < lastTable ? table + 1 : -1;
+            TrafficTreatment.Builder out;
+            if (sw.downIsHost(i)) {
+                groups.add(egressGroup(dev, down[i]));
+                out = DefaultTrafficTreatment.builder().group(egressGroupId(down[i]));
+            } else {
+                out = output(down[i]);
+            }
+            for (int b : bits(sw.downReach(i))) {
+                rules.add(bitRule(dev, table, b, 0, out, next));
+            }
+            rules.add(defaultRule(dev, table, next));
+        }
+        return new DeviceEntries(groups, rules);
+    }
+
+    private FlowRule entry(DeviceId dev, long port, int table) {
+        return rule(dev, entryTable, ENTRY_PRIORITY, DefaultTrafficSelector.builder()
+                .matchEthType(Ethernet.TYPE_IPV4)
+                .matchInPort(PortNumber.portNumber(port))
+                .matchIPDst(MULTICAST)
+                .build(), DefaultTrafficTreatment.builder().transition(table).build());
+    }
+
+    private FlowRule bitRule(DeviceId dev, int table, int bit, int metadata, TrafficTreatment.Builder out, int next) {
+        TrafficSelector.Builder sel = DefaultTrafficSelector.builder();
+        if (metadata > 0) {
+            sel.matchMetadata(metadata);
+        }
+        MacAddress one = EthSrcBitmap.single(bit);
+        sel.matchEthSrcMasked(one, one);
+        TrafficTreatment.Builder t = DefaultTrafficTreatment.builder();
+        out.build().immediate().forEach(t::add);
+        if (next >= 0) {
+            t.transition(next);
+        }
+        return rule(dev, table, BIT_PRIORITY, sel.build(), t.build());
+    }
+
+    private FlowRule defaultRule(DeviceId dev, int table, int next) {
+        TrafficTreatment.Builder t = DefaultTrafficTreatment.builder();
+        if (next >= 0) {
+            t.transition(next);
+        }
+        return rule(dev, table, DEFAULT_PRIORITY, DefaultTrafficSelector.emptySelector(), t.build());
+    }
+
+    private static TrafficTreatment.Builder output(long port) {
+        return DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(port));
+    }
+
+    private FlowRule rule(DeviceId dev, int table, int priority, TrafficSelector sel, TrafficTreatment t) {
+        return DefaultFlowRule.builder()
+                .forDevice(dev)
+                .forTable(table)
+                .withPriority(priority)
+                .withSelector(sel)
+                .withTreatment(t)
+                .fromApp(appId)
+                .makePermanent()
+                .build();
+    }
+
+    /**
+     * @param port host port
+     * @return the id of that port's egress group
+     */
+    public static GroupId egressGroupId(long port) {
+        return GroupId.valueOf(EGRESS_GROUP_BASE + (int) port);
+    }
+
+    /**
+     * @param port host port
+     * @return the application cookie of that port's egress group
+     */
+    public static GroupKey egressGroupKey(long port) {
+        return new DefaultGroupKey(("mcast4ai-bitmap-egress/" + port).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private GroupDescription egressGroup(DeviceId dev, long port) {
+        TrafficTreatment bucket = DefaultTrafficTreatment.builder()
+                .setEthSrc(restoreMac(dev))
+                .setOutput(PortNumber.portNumber(port))
+                .build();
+        return new DefaultGroupDescription(dev, GroupDescription.Type.INDIRECT,
+                new GroupBuckets(List.of(DefaultGroupBucket.createIndirectGroupBucket(bucket))),
+                egressGroupKey(port), egressGroupId(port).id(), appId);
+    }
+
+    /**
+     * The fixed source address a leaf writes on host copies: {@code 02:6d:34:61:xx:xx} with the low 16 bits
+     * of the datapath id for {@code of:} devices (a hash of the name otherwise).
+     *
+     * @param leaf the leaf
+     * @return its address
+     */
+    public static MacAddress restoreMac(DeviceId leaf) {
+        String s = leaf.toString();
+        long low;
+        if (s.startsWith("of:") && s.length() == 19) {
+            low = Long.parseUnsignedLong(s.substring(3), 16) & 0xFFFF;
+        } else {
+            low = s.hashCode() & 0xFFFF;
+        }
+        return MacAddress.valueOf(RESTORE_PREFIX | low);
+    }
+
+    /**
+     * The per-group rules on the source leaf: the full-group stamp for frames with the source host's own
+     * address (when known) at the group's priority, and the subset check one below it.
+     *
+     * @param stamp the group's stamp
+     * @return one or two rules, all on {@link BitmapStamp#device()}
+     */
+    public List<FlowRule> stampRules(BitmapStamp stamp) {
+        List<FlowRule> out = new ArrayList<>(2);
+        int goTo = stamp.goesUp() ? chainBase : chainBase + 1;
+        int high = Math.max(stamp.priority(), ENTRY_PRIORITY + 2);
+        IpPrefix dst = IpPrefix.valueOf(stamp.address(), IpPrefix.MAX_INET_MASK_LENGTH);
+        if (stamp.sourceMac() != null) {
+            TrafficTreatment.Builder t = DefaultTrafficTreatment.builder().setEthSrc(stamp.groupMac());
+            out.add(rule(stamp.device(), entryTable, high, groupSelector(stamp, dst)
+                    .matchEthSrc(stamp.sourceMac()).build(), finish(t, stamp, goTo)));
+        }
+        MacAddress[] subset = EthSrcBitmap.subsetOf(stamp.bits());
+        out.add(rule(stamp.device(), entryTable, high - 1, groupSelector(stamp, dst)
+                .matchEthSrcMasked(subset[0], subset[1]).build(),
+                finish(DefaultTrafficTreatment.builder(), stamp, goTo)));
+        return out;
+    }
+
+    private static TrafficSelector.Builder groupSelector(BitmapStamp stamp, IpPrefix dst) {
+        return DefaultTrafficSelector.builder()
+                .matchEthType(Ethernet.TYPE_IPV4)
+                .matchInPort(stamp.inPort())
+                .matchIPDst(dst);
+    }
+
+    private static TrafficTreatment finish(TrafficTreatment.Builder t, BitmapStamp stamp, int goTo) {
+        if (stamp.uplink() > 0) {
+            t.writeMetadata(stamp.uplink(), METADATA_MASK);
+        }
+        return t.transition(goTo).build();
+    }
+
+    private static int[] bits(long set) {
+        int[] out = new int[Long.bitCount(set)];
+        int i = 0;
+        for (long s = set; s != 0; s &= s - 1) {
+            out[i++] = Long.numberOfTrailingZeros(s);
+        }
+        return out;
+    }
+}

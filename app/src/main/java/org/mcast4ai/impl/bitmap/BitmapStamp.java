@@ -1,0 +1,216 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.onlab.packet.IpAddress;
+import org.onlab.packet.MacAddress;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.PortNumber;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The only per-group state of a BITMAP group: what the source leaf needs to stamp the group's packets.
+ * Immutable; two stamps are equal when they install the same entries.
+ *
+ * <p>The source leaf gets two rules for the group's packets from the source host's port:
+ * <ul>
+ *   <li>frames carrying the source host's own address (an unmodified sender): the leaf writes the whole
+ *       group's bitmap into the Ethernet source (switch-stamped);</li>
+ *   <li>frames whose source address is already a bitmap within the group's bits (a sender addressing a
+ *       subset per packet, MoE top-K): passed on unchanged, no switch write per packet;</li>
+ * </ul>
+ * anything else (a bitmap naming a receiver outside the group) matches neither and is dropped at the source
+ * leaf. Both rules also write the group's uplink choice into the metadata, which the leaf's static up table
+ * reads, so the group's copies going up all take one spine (groups are spread over the spines).
+ */
+public final class BitmapStamp {
+    private final DeviceId device;
+    private final PortNumber inPort;
+    private final IpAddress address;
+    private final long bits;
+    private final int uplink;
+    private final boolean goesUp;
+    private final MacAddress sourceMac;
+    private final int priority;
+
+    /**
+     * @param device    the source leaf
+     * @param inPort    the source host's port
+     * @param address   the group address (IPv4)
+     * @param bits      the group's receiver bits
+     * @param uplink    metadata value naming the uplink (1-based index into the leaf's uplinks; 0 if none)
+     * @param goesUp    true if the leaf's chain starts with its up table
+     * @param sourceMac the source host's own address (full-group stamp), or null for subset-only
+     * @param priority  rule priority (the group's)
+     */
+    public BitmapStamp(DeviceId device, PortNumber inPort, IpAddress address, long bits, int uplink,
+                       boolean goesUp, MacAddress sourceMac, int priority) {
+        this.device = Objects.requireNonNull(device);
+        this.inPort = Objects.requireNonNull(inPort);
+        this.address = Objects.requireNonNull(address);
+        if (!address.isIp4()) {
+            throw new IllegalArgumentException("BITMAP needs an IPv4 group address, not " + address);
+        }
+        this.bits = bits;
+        this.uplink = uplink;
+        this.goesUp = goesUp;
+        this.sourceMac = sourceMac;
+        this.priority = priority;
+    }
+
+    /** What compiling a group for BITMAP produced. */
+    public static final class Result {
+        private final BitmapStamp stamp;
+        private final List<String> unreachable;
+        private final String failure;
+
+        private Result(BitmapStamp stamp, List<String> unreachable, String failure) {
+            this.stamp = stamp;
+            this.unreachable = Collections.unmodifiableList(unreachable);
+            this.failure = failure;
+        }
+
+        /** @return the stamp, or null on failure */
+        public BitmapStamp stamp() {
+            return stamp;
+        }
+
+        /** @return receiver host names that have no bit (not in the fabric, no bit, or the source) */
+        public List<String> unreachable() {
+            return unreachable;
+        }
+
+        /** @return why the group cannot use BITMAP, or null */
+        public String failure() {
+            return failure;
+        }
+    }
+
+    /**
+     * Compiles a group against a layout.
+     *
+     * @param layout    the fabric's layout
+     * @param source    source host name in the snapshot ({@code HostId} string)
+     * @param receivers receiver host names
+     * @param address   group address
+     * @param priority  rule priority
+     * @param spreadKey spreads groups over the source leaf's uplinks (e.g. the group id)
+     * @return the stamp, or a failure saying why BITMAP cannot serve the group
+     */
+    public static Result compile(BitmapLayout layout, String source, Collection<String> receivers,
+                                 IpAddress address, int priority, long spreadKey) {
+        List<String> unreachable = new ArrayList<>();
+        if (!layout.fits()) {
+            return new Result(null, new ArrayList<>(receivers), layout.whyNot().orElse(""));
+        }
+        if (!address.isIp4()) {
+            return new Result(null, new ArrayList<>(receivers), "BITMAP needs an IPv4 group address");
+        }
+        int src = layout.fabric().hostIndex(source);
+        if (src < 0) {
+            return new Result(null, new ArrayList<>(receivers), "source " + source + " is not in the fabric");
+        }
+        String leaf = layout.fabric().switchName(layout.fabric().hostSwitch(src));
+        long srcPort = layout.fabric().hostPort(src);
+        long bits = 0;
+        for (String r : receivers) {
+            int bit = layout.bitOfHost(r);
+            int h = layout.fabric().hostIndex(r);
+            if (bit < 0 || h == src || (layout.fabric().hostSwitch(h) == layout.fabric().hostSwitch(src)
+                    && layout.fabric().hostPort(h) == srcPort)) {
+                unreachable.add(r);
+            } else {
+                bits |= 1L << bit;
+            }
+        }
+        if (bits == 0) {
+            return new Result(null, unreachable, "no receiver has a bit in the fabric's bitmap");
+        }
+        BitmapLayout.SwitchPorts ports = layout.switchPorts(leaf);
+        long[] ups = ports.upPorts();
+        boolean up = ports.upReach() != 0; // the leaf's chain starts with its up table when it has one
+        int uplink = ups.length == 0 ? 0 : 1 + (int) Math.floorMod(spreadKey, (long) ups.length);
+        return new Result(new BitmapStamp(DeviceId.deviceId(leaf), PortNumber.portNumber(srcPort), address, bits,
+                uplink, up, macOf(source), priority), unreachable, null);
+    }
+
+    private static MacAddress macOf(String host) {
+        try {
+            MacAddress mac = HostId.hostId(host).mac();
+            return mac == null || mac.equals(MacAddress.NONE) ? null : mac;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** @return the source leaf */
+    public DeviceId device() {
+        return device;
+    }
+
+    /** @return the source host's port */
+    public PortNumber inPort() {
+        return inPort;
+    }
+
+    /** @return the group address */
+    public IpAddress address() {
+        return address;
+    }
+
+    /** @return the group's receiver bits */
+    public long bits() {
+        return bits;
+    }
+
+    /** @return the stamped Ethernet source of the whole group */
+    public MacAddress groupMac() {
+        return EthSrcBitmap.stamp(bits);
+    }
+
+    /** @return the uplink metadata value (0: none) */
+    public int uplink() {
+        return uplink;
+    }
+
+    /** @return true if the chain starts with the leaf's up table */
+    public boolean goesUp() {
+        return goesUp;
+    }
+
+    /** @return the source host's own address, or null */
+    public MacAddress sourceMac() {
+        return sourceMac;
+    }
+
+    /** @return rule priority */
+    public int priority() {
+        return priority;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof BitmapStamp)) {
+            return false;
+        }
+        BitmapStamp s = (BitmapStamp) o;
+        return device.equals(s.device) && inPort.equals(s.inPort) && address.equals(s.address) && bits == s.bits
+                && uplink == s.uplink && goesUp == s.goesUp && Objects.equals(sourceMac, s.sourceMac)
+                && priority == s.priority;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(device, inPort, address, bits, uplink, goesUp, sourceMac, priority);
+    }
+
+    @Override
+    public String toString() {
+        return "BitmapStamp{" + device + "/" + inPort + " " + address + " bits=0x" + Long.toHexString(bits)
+                + " uplink=" + uplink + "}";
+    }
+}

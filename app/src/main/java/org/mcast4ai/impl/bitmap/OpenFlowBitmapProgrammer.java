@@ -1,0 +1,296 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupEvent;
+import org.onosproject.net.group.GroupListener;
+import org.onosproject.net.group.GroupService;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Programs BITMAP replication on OpenFlow 1.3 switches: the static tables of every switch (once per fabric,
+ * re-derived when the topology changes, {@link #applyStatic}) and each group's stamp rules on its source leaf
+ * ({@link #program}, {@link #remove}) with the same acknowledgement path as the TREE programmer:
+ * {@link FlowRuleService#apply(FlowRuleOperations)} with a {@link FlowRuleOperationsContext} that ONOS
+ * completes on the switches' barrier replies.
+ *
+ * <p>Static egress groups go through {@link GroupService}; the static flow rules of a device are sent only
+ * once all of its groups are ADDED (a rule naming a missing group is refused by the switch). On ONOS a group
+ * becomes ADDED at the next group statistics poll, so this wait (seconds) is paid once per fabric change,
+ * never per group.
+ */
+public final class OpenFlowBitmapProgrammer {
+    private final FlowRuleService flowRuleService;
+    private final GroupService groupService;
+    private final ApplicationId appId;
+    private final BitmapPlanner planner;
+
+    private Map<DeviceId, BitmapPlanner.DeviceEntries> installed = Map.of();
+    private CompletableFuture<Void> lastStatic = CompletableFuture.completedFuture(null);
+
+    /**
+     * @param flowRuleService flow rules
+     * @param groupService    groups
+     * @param appId           owning application
+     * @param entryTable      table where packets enter (the TREE programmer's)
+     * @param chainBase       first table of the replication chain
+     */
+    public OpenFlowBitmapProgrammer(FlowRuleService flowRuleService, GroupService groupService,
+                                    ApplicationId appId, int entryTable, int chainBase) {
+        this.flowRuleService = flowRuleService;
+        this.groupService = groupService;
+        this.appId = appId;
+        this.planner = new BitmapPlanner(appId, entryTable, chainBase);
+    }
+
+    /** @return the planner (tables and priorities in use) */
+    public BitmapPlanner planner() {
+        return planner;
+    }
+
+    /**
+     * Capacity check for the manager: can this fabric use BITMAP?
+     *
+     * @param layout the fabric's layout
+     * @return why not, empty if it fits
+     */
+    public static Optional<String> whyNot(BitmapLayout layout) {
+        return layout.whyNot();
+    }
+
+    /** @return the static entries the switches hold after the last completed {@link #applyStatic} */
+    public synchronized Map<DeviceId, BitmapPlanner.DeviceEntries> installedStatic() {
+        return installed;
+    }
+
+    /**
+     * Brings every switch's static tables in line with a layout: adds missing egress groups, then (per
+     * device, once its groups are ADDED) one flow batch adding new or changed rules and, in a second stage,
+     * removing stale ones; stale groups go last. Calls are serialized: a call waits for the previous one.
+     *
+     * @param layout the current fabric's layout (must fit)
+     * @return completes when the switches acknowledged everything, exceptionally with the reason otherwise
+     */
+    public synchronized CompletableFuture<Void> applyStatic(BitmapLayout layout) {
+        if (!layout.fits()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(layout.whyNot().orElse("")));
+        }
+        Map<DeviceId, BitmapPlanner.DeviceEntries> target = planner.staticEntries(layout);
+        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null)
+                .thenCompose(x -> sync(target));
+        lastStatic = next;
+        return next;
+    }
+
+    private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target) {
+        Map<DeviceId, BitmapPlanner.DeviceEntries> before;
+        synchronized (this) {
+            before = installed;
+        }
+        List<GroupDescription> newGroups = new ArrayList<>();
+        List<GroupDescription> staleGroups = new ArrayList<>();
+        Map<String, GroupDescription> oldGroups = new LinkedHashMap<>();
+        before.values().forEach(d -> d.groups().forEach(g -> oldGroups.put(groupKey(g), g)));
+        Set<String> keep = new HashSet<>();
+        for (BitmapPlanner.DeviceEntries d : target.values()) {
+            for (GroupDescription g : d.groups()) {
+                keep.add(groupKey(g));
+                GroupDescription old = oldGroups.get(groupKey(g));
+                if (old == null || !old.buckets().equals(g.buckets())) {
+                    newGroups.add(g);
+                }
+            }
+        }
+        oldGroups.forEach((k, g) -> {
+            if (!keep.contains(k)) {
+                staleGroups.add(g);
+            }
+        });
+        Map<String, FlowRule> oldRules = new LinkedHashMap<>();
+        before.values().forEach(d -> d.rules().forEach(r -> oldRules.put(ruleKey(r), r)));
+        Set<String> keepRules = new HashSet<>();
+        List<FlowRule> add = new ArrayList<>();
+        for (BitmapPlanner.DeviceEntries d : target.values()) {
+            for (FlowRule r : d.rules()) {
+                keepRules.add(ruleKey(r));
+                FlowRule old = oldRules.get(ruleKey(r));
+                if (old == null || !old.treatment().equals(r.treatment())) {
+                    add.add(r);
+                }
+            }
+        }
+        List<FlowRule> stale = new ArrayList<>();
+        oldRules.forEach((k, r) -> {
+            if (!keepRules.contains(k)) {
+                stale.add(r);
+            }
+        });
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        addGroups(newGroups).thenCompose(x -> applyFlows(add, stale)).whenComplete((x, e) -> {
+            if (e != null) {
+                done.completeExceptionally(e);
+                return;
+            }
+            for (GroupDescription g : staleGroups) {
+                groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
+            }
+            synchronized (this) {
+                installed = Collections.unmodifiableMap(new LinkedHashMap<>(target));
+            }
+            done.complete(null);
+        });
+        return done;
+    }
+
+    private CompletableFuture<Void> addGroups(List<GroupDescription> groups) {
+        if (groups.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Set<String> pending = Collections.synchronizedSet(new LinkedHashSet<>());
+        groups.forEach(g -> pending.add(groupKey(g)));
+        GroupListener listener = new GroupListener() {
+            @Override
+            public void event(GroupEvent event) {
+                Group g = event.subject();
+                String key = g.deviceId() + "|" + g.appCookie();
+                if (!pending.contains(key)) {
+                    return;
+                }
+                switch (event.type()) {
+                    case GROUP_ADDED:
+                    case GROUP_UPDATED:
+                        pending.remove(key);
+                        if (pending.isEmpty()) {
+                            groupService.removeListener(this);
+                            done.complete(null);
+                        }
+                        break;
+                    case GROUP_ADD_FAILED:
+                    case GROUP_UPDATE_FAILED:
+                        groupService.removeListener(this);
+                        done.completeExceptionally(new IllegalStateException("switch " + g.deviceId()
+                                + " refused egress group 0x" + Integer.toHexString(g.id().id())));
+                        break;
+                    default:
+                        break;
+                }
+            }
+        };
+        groupService.addListener(listener);
+        for (GroupDescription g : groups) {
+            Group existing = groupService.getGroup(g.deviceId(), g.appCookie());
+            if (existing == null) {
+                groupService.addGroup(g);
+            } else if (!existing.buckets().equals(g.buckets())) {
+                groupService.setBucketsForGroup(g.deviceId(), g.appCookie(), g.buckets(), g.appCookie(), appId);
+            } else if (existing.state() == Group.GroupState.ADDED) {
+                pending.remove(groupKey(g));
+            }
+        }
+        if (pending.isEmpty() && done.complete(null)) {
+            groupService.removeListener(listener);
+        }
+        return done;
+    }
+
+    private CompletableFuture<Void> applyFlows(List<FlowRule> add, List<FlowRule> stale) {
+        if (add.isEmpty() && stale.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        add.forEach(ops::add);
+        if (!add.isEmpty() && !stale.isEmpty()) {
+            ops.newStage();
+        }
+        stale.forEach(ops::remove);
+        flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
+            @Override
+            public void onSuccess(FlowRuleOperations o) {
+                done.complete(null);
+            }
+
+            @Override
+            public void onError(FlowRuleOperations o) {
+                Set<DeviceId> devices = new LinkedHashSet<>();
+                o.stages().forEach(s -> s.forEach(op -> devices.add(op.rule().deviceId())));
+                done.completeExceptionally(new IllegalStateException(
+                        "switch(es) " + devices + " refused the static BITMAP tables"));
+            }
+        }));
+        return done;
+    }
+
+    /**
+     * Moves a group's stamp from what the source leaf holds to the target: adds the new rules first, then
+     * removes the old ones they do not replace (make-before-break).
+     *
+     * @param installed what the switch holds (null: nothing)
+     * @param target    what it should hold (null: nothing)
+     * @param context   completion callbacks
+     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
+     */
+    public Set<DeviceId> program(BitmapStamp installed, BitmapStamp target, FlowRuleOperationsContext context) {
+        if (Objects.equals(installed, target)) {
+            return Set.of();
+        }
+        List<FlowRule> add = target == null ? List.of() : planner.stampRules(target);
+        List<FlowRule> old = installed == null ? List.of() : planner.stampRules(installed);
+        Set<String> replaced = new HashSet<>();
+        add.forEach(r -> replaced.add(ruleKey(r)));
+        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        add.forEach(ops::add);
+        boolean staged = !add.isEmpty();
+        Set<DeviceId> devices = new LinkedHashSet<>();
+        add.forEach(r -> devices.add(r.deviceId()));
+        for (FlowRule r : old) {
+            if (!replaced.contains(ruleKey(r))) {
+                if (staged) {
+                    ops.newStage();
+                    staged = false;
+                }
+                ops.remove(r);
+                devices.add(r.deviceId());
+            }
+        }
+        flowRuleService.apply(ops.build(context));
+        return devices;
+    }
+
+    /**
+     * Removes a group's stamp.
+     *
+     * @param installed what the source leaf holds
+     * @param context   completion callbacks
+     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
+     */
+    public Set<DeviceId> remove(BitmapStamp installed, FlowRuleOperationsContext context) {
+        return installed == null ? Set.of() : program(installed, null, context);
+    }
+
+    private static String groupKey(GroupDescription g) {
+        return g.deviceId() + "|" + g.appCookie();
+    }
+
+    private static String ruleKey(FlowRule r) {
+        return r.deviceId() + "|" + r.tableId() + "|" + r.priority() + "|" + r.selector();
+    }
+}

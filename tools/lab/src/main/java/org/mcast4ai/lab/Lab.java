@@ -3,6 +3,7 @@ package org.mcast4ai.lab;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.CoreService;
+import org.onosproject.event.EventDeliveryService;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
@@ -43,6 +44,7 @@ public final class Lab implements AutoCloseable {
     private final LabLinkService linkService;
     private final OvsFlowRuleService flowRuleService;
     private final OvsGroupService groupService;
+    private final LabEventDispatcher events = new LabEventDispatcher();
     private final ComponentHost host;
     private RestServer rest;
 
@@ -59,7 +61,8 @@ public final class Lab implements AutoCloseable {
                 .register(FlowRuleService.class, flowRuleService)
                 .register(GroupService.class, groupService)
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
-                .register(ComponentConfigService.class, new ComponentConfigAdapter());
+                .register(ComponentConfigService.class, new ComponentConfigAdapter())
+                .register(EventDeliveryService.class, events);
         this.host = new ComponentHost(registry);
     }
 
@@ -150,6 +153,7 @@ public final class Lab implements AutoCloseable {
             rest.close();
         }
         host.close();
+        events.close();
         ovsExecutor.shutdown();
         try {
             ovsExecutor.awaitTermination(10, TimeUnit.SECONDS);

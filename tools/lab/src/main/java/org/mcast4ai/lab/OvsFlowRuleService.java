@@ -107,7 +107,13 @@ public class OvsFlowRuleService implements FlowRuleService {
     private void execute(FlowRuleOperations ops) {
         FlowRuleOperationsContext context = ops.callback();
         for (Set<FlowRuleOperation> stage : ops.stages()) {
-            List<FlowRuleOperation> failed = executeStage(stage);
+            List<FlowRuleOperation> failed;
+            try {
+                failed = executeStage(stage);
+            } catch (RuntimeException e) {
+                // never leave a batch without an answer
+                failed = fail(new ArrayList<>(stage), "lab error: " + e);
+            }
             if (!failed.isEmpty()) {
                 if (context != null) {
                     FlowRuleOperations.Builder b = FlowRuleOperations.builder();

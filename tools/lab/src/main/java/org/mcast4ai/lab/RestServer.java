@@ -41,7 +41,7 @@ public final class RestServer implements AutoCloseable {
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new IllegalStateException("cannot load the REST application " + applicationClass + ": " + e, e);
         }
-        ResourceConfig config = ResourceConfig.forApplication(app);
+        ResourceConfig config = ResourceConfig.forApplication(app).register(LoopbackAdmin.class);
         HttpServer server = JdkHttpServerFactory.createHttpServer(base, config, true);
         return new RestServer(server, base);
     }

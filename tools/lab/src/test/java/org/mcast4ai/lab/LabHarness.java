@@ -1,0 +1,170 @@
+package org.mcast4ai.lab;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Test support for the real Open vSwitch lab: commands, the fabric script, REST calls over real
+ * HTTP and the packet checker.
+ */
+final class LabHarness {
+
+    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final Set<String> SETTLED = Set.of("INSTALLED", "DEGRADED", "FAILED", "WITHDRAWN");
+
+    private LabHarness() {
+    }
+
+    /** Repository root (set by surefire, or found from the working directory). */
+    static Path root() {
+        String p = System.getProperty("mcast4ai.root");
+        if (p != null) {
+            return Path.of(p).toAbsolutePath().normalize();
+        }
+        Path cwd = Path.of("").toAbsolutePath();
+        return Files.exists(cwd.resolve("tools/lab/fabric")) ? cwd : cwd.resolve("../..").normalize();
+    }
+
+    /** Result of a command. */
+    static final class Run {
+        final int code;
+        final String out;
+
+        Run(int code, String out) {
+            this.code = code;
+            this.out = out;
+        }
+    }
+
+    static Run run(List<String> cmd, long timeoutSeconds) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Run(-1, "timed out: " + cmd);
+            }
+            return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            return new Run(-1, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Run(-1, "interrupted");
+        }
+    }
+
+    static boolean isRoot() {
+        Run r = run(List.of("id", "-u"), 5);
+        return r.code == 0 && r.out.trim().equals("0");
+    }
+
+    static boolean ovsRunning() {
+        return run(List.of("ovs-vsctl", "--timeout=5", "show"), 10).code == 0;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Flow entries of a bridge (dump-flows lines that are flows). */
+    static List<String> flows(String bridge) {
+        Run r = run(List.of("ovs-ofctl", "-O", "OpenFlow13", "dump-flows", bridge), 10);
+        if (r.code != 0) {
+            throw new AssertionError("dump-flows " + bridge + " failed: " + r.out);
+        }
+        List<String> flows = new ArrayList<>();
+        for (String line : r.out.split("\n")) {
+            if (line.contains("cookie=")) {
+                flows.add(line.trim());
+            }
+        }
+        return flows;
+    }
+
+    /** A tiny REST client over java.net.http. */
+    static final class Rest {
+        private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final URI base;
+
+        Rest(URI base) {
+            this.base = base;
+        }
+
+        JsonNode call(String method, String path, String body, int expectStatus) throws Exception {
+            HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(20))
+                    .header("Accept", "application/json");
+            if (body != null) {
+                b.header("Content-Type", "application/json")
+                        .method(method, HttpRequest.BodyPublishers.ofString(body));
+            } else {
+                b.method(method, HttpRequest.BodyPublishers.noBody());
+            }
+            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != expectStatus) {
+                throw new AssertionError(method + " " + path + " -> " + r.statusCode() + " " + r.body());
+            }
+            return r.body().isBlank() ? MAPPER.createObjectNode() : MAPPER.readTree(r.body());
+        }
+
+        JsonNode await(long id, long timeoutMs) throws Exception {
+            long deadline = System.currentTimeMillis() + timeoutMs;
+            JsonNode g;
+            do {
+                g = call("GET", "groups/" + id, null, 200);
+                if (SETTLED.contains(g.path("state").asText())) {
+                    return g;
+                }
+                Thread.sleep(5);
+            } while (System.currentTimeMillis() < deadline);
+            throw new AssertionError("group " + id + " did not settle: " + g);
+        }
+    }
+
+    static String hostsJson(List<String> hosts) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < hosts.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append("{\"host\":\"").append(hosts.get(i)).append("\"}");
+        }
+        return sb.append(']').toString();
+    }
+
+    static String groupJson(String name, String source, List<String> receivers) {
+        return "{\"tenant\":\"lab\",\"name\":\"" + name + "\",\"jobId\":\"job-it\",\"source\":{\"host\":\""
+                + source + "\"},\"receivers\":" + hostsJson(receivers) + ",\"mode\":\"TREE\"}";
+    }
+
+    /** Sends real RoCEv2 packets with tools/traffic/deliver.py and returns its summary line. */
+    static JsonNode deliver(Path fabricFile, String source, String group, List<String> members, int count)
+            throws IOException {
+        Path script = root().resolve("tools/traffic/deliver.py");
+        Run r = run(List.of("/usr/bin/python3", script.toString(), "--fabric", fabricFile.toString(),
+                            "--source", source, "--group", group, "--members", String.join(",", members),
+                            "--count", Integer.toString(count)), 120);
+        String[] lines = r.out.trim().split("\n");
+        if (r.code != 0 || lines.length < 2) {
+            throw new AssertionError("deliver.py failed (" + r.code + "): " + r.out);
+        }
+        JsonNode summary = MAPPER.readTree(lines[lines.length - 1]);
+        JsonNode perHost = MAPPER.readTree(lines[lines.length - 2]);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) summary).set("hosts", perHost);
+        return summary;
+    }
+}

@@ -55,13 +55,14 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<String, Long> keys;
     private ConsistentMap<IpAddress, Long> addresses;
     private ConsistentMap<Long, GroupPlan> plans;
+    private ConsistentMap<Long, GroupPlan> uncertain;
     private AtomicCounter ids;
     private final MapEventListener<Long, P2mpGroup> groupListener = new InternalGroupListener();
 
     /** Opens the distributed primitives. */
     @Activate
     public void activate() {
-        Serializer serializer = Serializer.using(P2mpSerializers.API);
+        Serializer serializer = serializer();
         groups = storageService.<Long, P2mpGroup>consistentMapBuilder()
                 .withName("mcast4ai-groups").withSerializer(serializer).build();
         keys = storageService.<String, Long>consistentMapBuilder()
@@ -70,9 +71,37 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-group-addresses").withSerializer(serializer).build();
         plans = storageService.<Long, GroupPlan>consistentMapBuilder()
                 .withName("mcast4ai-installed-plans").withSerializer(serializer).build();
+        uncertain = storageService.<Long, GroupPlan>consistentMapBuilder()
+                .withName("mcast4ai-uncertain-plans").withSerializer(serializer).build();
         ids = storageService.getAtomicCounter("mcast4ai-group-ids");
         groups.addListener(groupListener);
         log.info("Started");
+    }
+
+    private Serializer serializer() {
+        try {
+            return Serializer.using(P2mpSerializers.API);
+        } catch (LinkageError e) {
+            // Kryo needs java.base/java.lang.invoke opened on JDK 17; ONOS's JVM does that, a plain JVM hosting
+            // the components (the lab, with in-process maps that never serialize) may not
+            log.warn("Kryo serializer unavailable on this JVM ({}); the maps must be in-process", e.toString());
+            return new Serializer() {
+                @Override
+                public <T> byte[] encode(T object) {
+                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
+                }
+
+                @Override
+                public <T> T decode(byte[] bytes) {
+                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
+                }
+
+                @Override
+                public <T> T copy(T object) {
+                    return object; // stored values are immutable
+                }
+            };
+        }
     }
 
     /** Stops listening to the maps. */
@@ -169,9 +198,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         P2mpGroup group = removed.value();
         keys.remove(keyOf(group.key()), id.value());
         addresses.remove(group.address(), id.value());
-        if (plans.containsKey(id.value())) {
-            plans.remove(id.value());
-        }
+        putPlan(plans, id, GroupPlan.empty());
+        putPlan(uncertain, id, GroupPlan.empty());
         return Optional.of(group);
     }
 
@@ -183,12 +211,25 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
 
     @Override
     public void setInstalledPlan(P2mpGroupId id, GroupPlan plan) {
-        if (plan.branches().isEmpty()) {
-            if (plans.containsKey(id.value())) {
-                plans.remove(id.value());
-            }
-        } else {
-            plans.put(id.value(), plan);
+        putPlan(plans, id, plan);
+    }
+
+    @Override
+    public GroupPlan uncertainPlan(P2mpGroupId id) {
+        GroupPlan plan = Versioned.valueOrNull(uncertain.get(id.value()));
+        return plan == null ? GroupPlan.empty() : plan;
+    }
+
+    @Override
+    public void setUncertainPlan(P2mpGroupId id, GroupPlan plan) {
+        putPlan(uncertain, id, plan);
+    }
+
+    private static void putPlan(ConsistentMap<Long, GroupPlan> map, P2mpGroupId id, GroupPlan plan) {
+        if (!plan.branches().isEmpty()) {
+            map.put(id.value(), plan);
+        } else if (map.containsKey(id.value())) {
+            map.remove(id.value());
         }
     }
 

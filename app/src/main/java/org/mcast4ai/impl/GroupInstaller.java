@@ -59,20 +59,21 @@ final class GroupInstaller {
 
     /** One batch sent for a group and what to do when it completes. */
     private static final class Attempt {
-        final GroupPlan base;
+        final GroupPlan installed;
+        final GroupPlan uncertain;
         final GroupPlan target;
         final GroupState onSuccess;
         final String successReason;
-        final Set<DeviceId> devices;
+        volatile Set<DeviceId> devices = Set.of();
         volatile boolean rerun;
 
-        Attempt(GroupPlan base, GroupPlan target, GroupState onSuccess, String successReason,
-                Set<DeviceId> devices) {
-            this.base = base;
+        Attempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
+                String successReason) {
+            this.installed = installed;
+            this.uncertain = uncertain;
             this.target = target;
             this.onSuccess = onSuccess;
             this.successReason = successReason;
-            this.devices = devices;
         }
 
         boolean withdrawal() {
@@ -152,6 +153,7 @@ final class GroupInstaller {
             compiled = null;
         }
         GroupPlan installed = store.installedPlan(id);
+        GroupPlan uncertain = store.uncertainPlan(id);
         GroupPlan target;
         GroupState outcome;
         String reason;
@@ -183,8 +185,9 @@ final class GroupInstaller {
             waitingForFabric.add(id.value());
         }
         Set<DeviceId> changed = target.changedDevices(installed);
+        boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
         if (settled) {
-            if (changed.isEmpty() && outcome == group.state() && unreachable.equals(group.unreachable())) {
+            if (quiet && outcome == group.state() && unreachable.equals(group.unreachable())) {
                 return;
             }
             g = startCompiling(group, why);
@@ -192,18 +195,18 @@ final class GroupInstaller {
                 return;
             }
         }
-        if (changed.isEmpty()) {
+        if (quiet) {
             transition(id, GroupState.COMPILING, outcome, reason, unreachable);
             return;
         }
         Set<Endpoint> unreachableNow = unreachable;
         P2mpGroup sending = store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur
                 : cur.withUnreachable(unreachableNow).withState(GroupState.INSTALLING, clock.getAsLong(),
-                        "programming " + changed.size() + " switch(es)"));
+                        "programming " + Math.max(1, changed.size()) + " switch(es)"));
         if (sending.state() != GroupState.INSTALLING) {
             return;
         }
-        send(sending, new Attempt(installed, target, outcome, reason, changed));
+        send(sending, new Attempt(installed, uncertain, target, outcome, reason));
     }
 
     private P2mpGroup startCompiling(P2mpGroup group, String why) {
@@ -224,15 +227,15 @@ final class GroupInstaller {
         P2mpGroupId id = group.id();
         waitingForFabric.remove(id.value());
         GroupPlan installed = store.installedPlan(id);
-        if (installed.branches().isEmpty()) {
+        GroupPlan uncertain = store.uncertainPlan(id);
+        if (installed.branches().isEmpty() && uncertain.branches().isEmpty()) {
             index.remove(id.value());
             transition(id, GroupState.WITHDRAWING, GroupState.WITHDRAWN, "no switch held entries for the group",
                     group.unreachable());
             return;
         }
-        send(group, new Attempt(installed, GroupPlan.empty(), GroupState.WITHDRAWN,
-                "removed entries from " + installed.branches().size() + " switch(es)",
-                installed.branches().keySet()));
+        send(group, new Attempt(installed, uncertain, GroupPlan.empty(), GroupState.WITHDRAWN,
+                "removed the group's entries from its switches"));
     }
 
     private void send(P2mpGroup group, Attempt attempt) {
@@ -250,15 +253,18 @@ final class GroupInstaller {
                 executor.execute(() -> completed(group.id(), attempt, why));
             }
         };
+        // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have left
+        store.setUncertainPlan(group.id(), union(attempt.uncertain, attempt.target));
         try {
-            if (attempt.withdrawal()) {
-                programmer.remove(group, attempt.base, context);
-            } else {
-                programmer.program(group, attempt.base, attempt.target, context);
-            }
+            attempt.devices = programmer.program(group, attempt.installed, attempt.uncertain, attempt.target,
+                    context);
         } catch (RuntimeException e) {
             log.warn("Sending the entries of group {} failed", group.id(), e);
             completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage());
+            return;
+        }
+        if (attempt.devices.isEmpty()) {
+            completed(group.id(), attempt, null);
             return;
         }
         int timeout = timeoutMs.getAsInt();
@@ -279,13 +285,13 @@ final class GroupInstaller {
         GroupState expected = attempt.withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
         if (error == null) {
             store.setInstalledPlan(id, attempt.target);
+            store.setUncertainPlan(id, GroupPlan.empty());
             if (attempt.withdrawal()) {
                 index.remove(id.value());
             }
             transition(id, expected, attempt.onSuccess, attempt.successReason, null);
         } else {
-            // some entries of either plan may be on the switches: keep both so that a withdraw removes them
-            store.setInstalledPlan(id, union(attempt.base, attempt.target));
+            // the uncertain plan written before sending keeps track of what the batch may have left
             String prefix = attempt.withdrawal() ? "withdraw incomplete: " : "";
             transition(id, expected, GroupState.FAILED, prefix + error, null);
         }
@@ -305,10 +311,13 @@ final class GroupInstaller {
         });
     }
 
-    private static GroupPlan union(GroupPlan base, GroupPlan target) {
-        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(base.branches());
-        branches.putAll(target.branches());
-        return new GroupPlan(branches, target.links());
+    private static GroupPlan union(GroupPlan older, GroupPlan newer) {
+        if (newer.branches().isEmpty()) {
+            return older;
+        }
+        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(older.branches());
+        branches.putAll(newer.branches());
+        return new GroupPlan(branches, newer.links());
     }
 
     private static String describe(Set<Endpoint> endpoints) {

@@ -17,9 +17,12 @@ import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.TrafficTreatment;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -86,65 +89,53 @@ final class OpenFlowTreeProgrammer {
     }
 
     /**
-     * Moves a group's switches from the installed plan to the target plan, touching only devices whose
-     * branch changes.
+     * Moves a group's switches to the target plan, touching only devices whose entries change. Devices of
+     * the uncertain plan (sent, never acknowledged) are sent again; entries of the installed or uncertain
+     * plans the target does not keep are removed last. An empty target removes everything (withdraw).
      *
      * @param group     the group
-     * @param installed what the switches hold now
-     * @param target    what they should hold
+     * @param installed what the switches acknowledged
+     * @param uncertain what earlier unacknowledged batches may have left
+     * @param target    what the switches should hold
      * @param context   completion callbacks
      * @return the devices the batch touches (empty: nothing was sent, the context is not called)
      */
-    Set<DeviceId> program(P2mpGroup group, GroupPlan installed, GroupPlan target,
+    Set<DeviceId> program(P2mpGroup group, GroupPlan installed, GroupPlan uncertain, GroupPlan target,
                           FlowRuleOperationsContext context) {
-        Set<DeviceId> changed = target.changedDevices(installed);
-        if (changed.isEmpty()) {
-            return changed;
-        }
         List<FlowRule> fresh = new ArrayList<>();
         List<FlowRule> replaced = new ArrayList<>();
-        List<FlowRule> stale = new ArrayList<>();
-        for (DeviceId d : changed) {
-            GroupPlan.Branch now = target.branches().get(d);
+        Map<String, FlowRule> stale = new LinkedHashMap<>();
+        Set<DeviceId> touched = new TreeSet<>(Comparator.comparing(DeviceId::toString));
+        for (Map.Entry<DeviceId, GroupPlan.Branch> e : target.branches().entrySet()) {
+            DeviceId d = e.getKey();
             GroupPlan.Branch before = installed.branches().get(d);
-            if (now == null) {
-                stale.add(rule(group, d, before));
-            } else if (before == null) {
-                fresh.add(rule(group, d, now));
-            } else {
-                replaced.add(rule(group, d, now));
-                if (!before.inPort().equals(now.inPort())) {
-                    // a different in port is a different match: the old rule must go as well
-                    stale.add(rule(group, d, before));
+            GroupPlan.Branch maybe = uncertain.branches().get(d);
+            if (e.getValue().equals(before) && maybe == null) {
+                continue;
+            }
+            (before == null && maybe == null ? fresh : replaced).add(rule(group, d, e.getValue()));
+            touched.add(d);
+        }
+        for (GroupPlan old : List.of(installed, uncertain)) {
+            for (Map.Entry<DeviceId, GroupPlan.Branch> e : old.branches().entrySet()) {
+                GroupPlan.Branch now = target.branches().get(e.getKey());
+                // a different in port is a different match: the old rule does not get replaced, it must go
+                if (now == null || !now.inPort().equals(e.getValue().inPort())) {
+                    stale.putIfAbsent(e.getKey() + "/" + e.getValue().inPort(), rule(group, e.getKey(), e.getValue()));
+                    touched.add(e.getKey());
                 }
             }
+        }
+        if (touched.isEmpty()) {
+            return touched;
         }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         boolean staged = false;
         staged = stage(ops, fresh, true, staged);
         staged = stage(ops, replaced, true, staged);
-        stage(ops, stale, false, staged);
+        stage(ops, new ArrayList<>(stale.values()), false, staged);
         flowRuleService.apply(ops.build(context));
-        return changed;
-    }
-
-    /**
-     * Removes every rule of an installed plan.
-     *
-     * @param group     the group
-     * @param installed what the switches hold
-     * @param context   completion callbacks
-     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
-     */
-    Set<DeviceId> remove(P2mpGroup group, GroupPlan installed, FlowRuleOperationsContext context) {
-        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        for (Map.Entry<DeviceId, GroupPlan.Branch> e : installed.branches().entrySet()) {
-            ops.remove(rule(group, e.getKey(), e.getValue()));
-        }
-        if (!installed.branches().isEmpty()) {
-            flowRuleService.apply(ops.build(context));
-        }
-        return installed.branches().keySet();
+        return touched;
     }
 
     private static boolean stage(FlowRuleOperations.Builder ops, List<FlowRule> rules, boolean add,

@@ -371,7 +371,8 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     public void purge(P2mpGroupId id) {
         checkId(id);
         P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
-        boolean holdsEntries = !store.installedPlan(id).branches().isEmpty();
+        boolean holdsEntries = !store.installedPlan(id).branches().isEmpty()
+                || !store.uncertainPlan(id).branches().isEmpty();
         if (group.state() != GroupState.WITHDRAWN && !(group.state() == GroupState.FAILED && !holdsEntries)) {
             throw GroupException.conflict("group " + id + " is " + group.state() + (holdsEntries
                     ? " and holds switch entries" : "") + "; withdraw it before purging");

@@ -81,6 +81,22 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      */
     void setInstalledPlan(P2mpGroupId id, GroupPlan plan);
 
+    /**
+     * @param id group id
+     * @return entries that may be on the switches without acknowledgement: the targets of batches sent
+     *         and not confirmed (empty if none)
+     */
+    GroupPlan uncertainPlan(P2mpGroupId id);
+
+    /**
+     * Records the entries a batch about to be sent may leave on the switches (written before the batch, so
+     * that a failure or a restart never loses track of them); an empty plan clears the record.
+     *
+     * @param id   group id
+     * @param plan the plan
+     */
+    void setUncertainPlan(P2mpGroupId id, GroupPlan plan);
+
     /** @return every non-empty installed plan by group */
     Map<P2mpGroupId, GroupPlan> installedPlans();
 

@@ -1,0 +1,158 @@
+package org.mcast4ai.impl;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupEvent;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.engine.FabricTreeComputer;
+import org.onlab.junit.TestUtils;
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.common.event.impl.TestEventDispatcher;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.intent.WorkPartitionServiceAdapter;
+import org.onosproject.store.service.TestStorageService;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.ComponentContext;
+import org.osgi.service.component.ComponentInstance;
+import org.osgi.framework.ServiceReference;
+
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongPredicate;
+
+/**
+ * A group manager wired as ONOS would wire it, on a {@link TestFabric}, a {@link TestStorageService}, a
+ * {@link RecordingFlowRuleService} and an executor that runs work inline.
+ */
+final class ManagerHarness {
+    final TestFabric fabric;
+    final RecordingFlowRuleService flows = new RecordingFlowRuleService();
+    final TestStorageService storage = new TestStorageService();
+    final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
+    final P2mpGroupManager manager = new P2mpGroupManager();
+    final List<P2mpGroupEvent> events = new ArrayList<>();
+    LongPredicate mine = id -> true;
+
+    ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
+        this.fabric = fabric;
+        store.storageService = storage;
+        store.activate();
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return new DefaultApplicationId(7, name);
+            }
+        };
+        manager.store = store;
+        manager.deviceService = fabric.devices;
+        manager.linkService = fabric.links;
+        manager.hostService = fabric.hosts;
+        manager.flowRuleService = flows;
+        manager.cfgService = new ComponentConfigAdapter();
+        manager.workPartitionService = new WorkPartitionServiceAdapter() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <K> boolean isMine(K id, java.util.function.Function<K, Long> hasher) {
+                return mine.test(hasher.apply(id));
+            }
+        };
+        try {
+            TestUtils.setField(manager, "eventDispatcher", new TestEventDispatcher());
+        } catch (TestUtils.TestUtilsException e) {
+            throw new IllegalStateException(e);
+        }
+        manager.executor = MoreExecutors.directExecutor();
+        manager.timer = timer;
+        manager.treeComputer = new FabricTreeComputer();
+        manager.activate(null);
+        manager.addListener(events::add);
+    }
+
+    ManagerHarness() {
+        this(TestFabric.leafSpine(), null);
+    }
+
+    /** Applies configuration as ONOS's config service would. */
+    void configure(String... keyValues) {
+        Hashtable<String, Object> props = new Hashtable<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        manager.modified(context(props));
+    }
+
+    /** @return a request from host 1 of leaf 1 to the given hosts ({leaf, host} pairs), mode AUTO */
+    static P2mpGroupRequest request(String name, int... leafHostPairs) {
+        P2mpGroupRequest.Builder b = P2mpGroupRequest.builder().key(GroupKey.of("tenant-a", name)).jobId("job-1")
+                .source(Endpoint.of(TestFabric.hostId(1, 1)));
+        for (int i = 0; i < leafHostPairs.length; i += 2) {
+            b.addReceiver(Endpoint.of(TestFabric.hostId(leafHostPairs[i], leafHostPairs[i + 1])));
+        }
+        return b.build();
+    }
+
+    P2mpGroup get(P2mpGroupId id) {
+        return manager.getGroup(id).orElseThrow();
+    }
+
+    static ComponentContext context(Dictionary<String, Object> props) {
+        return new ComponentContext() {
+            @Override
+            public Dictionary<String, Object> getProperties() {
+                return props;
+            }
+
+            @Override
+            public <S> S locateService(String name) {
+                return null;
+            }
+
+            @Override
+            public <S> S locateService(String name, ServiceReference<S> reference) {
+                return null;
+            }
+
+            @Override
+            public Object[] locateServices(String name) {
+                return null;
+            }
+
+            @Override
+            public BundleContext getBundleContext() {
+                return null;
+            }
+
+            @Override
+            public Bundle getUsingBundle() {
+                return null;
+            }
+
+            @Override
+            public <S> ComponentInstance<S> getComponentInstance() {
+                return null;
+            }
+
+            @Override
+            public void enableComponent(String name) {
+            }
+
+            @Override
+            public void disableComponent(String name) {
+            }
+
+            @Override
+            public ServiceReference<?> getServiceReference() {
+                return null;
+            }
+        };
+    }
+}

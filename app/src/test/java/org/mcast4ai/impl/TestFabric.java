@@ -1,0 +1,296 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import org.onlab.packet.ChassisId;
+import org.onlab.packet.IpAddress;
+import org.onlab.packet.MacAddress;
+import org.onlab.packet.VlanId;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DefaultDevice;
+import org.onosproject.net.DefaultHost;
+import org.onosproject.net.DefaultLink;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Host;
+import org.onosproject.net.HostId;
+import org.onosproject.net.HostLocation;
+import org.onosproject.net.Link;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.host.HostEvent;
+import org.onosproject.net.host.HostListener;
+import org.onosproject.net.host.HostServiceAdapter;
+import org.onosproject.net.link.LinkEvent;
+import org.onosproject.net.link.LinkListener;
+import org.onosproject.net.link.LinkServiceAdapter;
+import org.onosproject.net.provider.ProviderId;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A leaf-spine fabric served through ONOS's device, link and host service adapters, with methods to take
+ * links and devices down and to move hosts (each fires the event ONOS would).
+ *
+ * <p>Spines are {@code of:00000000000001SS}, leaves {@code of:00000000000002LL}; leaf port h (1..hosts)
+ * faces host h, leaf port hosts+s faces spine s, spine port l faces leaf l. Host h of leaf l has MAC
+ * {@code 00:00:00:00:LL:HH}, IP {@code 10.0.L.H} and VLAN none.
+ */
+final class TestFabric {
+    static final ProviderId PID = new ProviderId("of", "org.mcast4ai.test");
+
+    final int spines;
+    final int leaves;
+    final int hostsPerLeaf;
+    final Devices devices = new Devices();
+    final Links links = new Links();
+    final Hosts hosts = new Hosts();
+
+    private final Map<DeviceId, Device> deviceMap = new LinkedHashMap<>();
+    private final Set<DeviceId> down = new java.util.HashSet<>();
+    private final List<Link> linkList = new ArrayList<>();
+    private final Map<HostId, Host> hostMap = new LinkedHashMap<>();
+
+    TestFabric(int spines, int leaves, int hostsPerLeaf) {
+        this.spines = spines;
+        this.leaves = leaves;
+        this.hostsPerLeaf = hostsPerLeaf;
+        for (int s = 1; s <= spines; s++) {
+            addDevice(spine(s));
+        }
+        for (int l = 1; l <= leaves; l++) {
+            addDevice(leaf(l));
+            for (int s = 1; s <= spines; s++) {
+                addLink(leaf(l), hostsPerLeaf + s, spine(s), l);
+                addLink(spine(s), l, leaf(l), hostsPerLeaf + s);
+            }
+            for (int h = 1; h <= hostsPerLeaf; h++) {
+                Host host = host(l, h, leaf(l), h);
+                hostMap.put(host.id(), host);
+            }
+        }
+    }
+
+    /** @return the default lab fabric: 2 spines, 4 leaves, 2 hosts per leaf */
+    static TestFabric leafSpine() {
+        return new TestFabric(2, 4, 2);
+    }
+
+    static DeviceId spine(int s) {
+        return DeviceId.deviceId(String.format("of:00000000000001%02x", s));
+    }
+
+    static DeviceId leaf(int l) {
+        return DeviceId.deviceId(String.format("of:00000000000002%02x", l));
+    }
+
+    static MacAddress mac(int leaf, int host) {
+        return MacAddress.valueOf(String.format("00:00:00:00:%02x:%02x", leaf, host));
+    }
+
+    /** @return host id string of host h on leaf l, as users name it */
+    static String hostId(int leaf, int host) {
+        return HostId.hostId(mac(leaf, host), VlanId.NONE).toString();
+    }
+
+    static String ip(int leaf, int host) {
+        return "10.0." + leaf + "." + host;
+    }
+
+    static PortNumber port(long p) {
+        return PortNumber.portNumber(p);
+    }
+
+    /** @return the leaf port facing spine s */
+    PortNumber uplink(int s) {
+        return port(hostsPerLeaf + s);
+    }
+
+    private static Host host(int l, int h, DeviceId at, long port) {
+        return new DefaultHost(PID, HostId.hostId(mac(l, h), VlanId.NONE), mac(l, h), VlanId.NONE,
+                new HostLocation(at, port(port), 0L), ImmutableSet.of(IpAddress.valueOf(ip(l, h))));
+    }
+
+    private void addDevice(DeviceId id) {
+        deviceMap.put(id, new DefaultDevice(PID, id, Device.Type.SWITCH, "mcast4ai", "1", "1", "1",
+                new ChassisId()));
+    }
+
+    private void addLink(DeviceId a, long ap, DeviceId b, long bp) {
+        linkList.add(DefaultLink.builder().providerId(PID)
+                .src(new ConnectPoint(a, port(ap))).dst(new ConnectPoint(b, port(bp)))
+                .type(Link.Type.DIRECT).state(Link.State.ACTIVE).build());
+    }
+
+    /** Adds a host without a location (known to ONOS, not placed). */
+    void addUnlocatedHost(MacAddress mac, String ip) {
+        Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE, HostLocation.NONE,
+                ImmutableSet.of(IpAddress.valueOf(ip)));
+        hostMap.put(h.id(), h);
+    }
+
+    /** Adds a second host with the given IP on leaf 1 port 9 (makes that IP ambiguous). */
+    void addHostWithIp(MacAddress mac, String ip) {
+        Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE,
+                new HostLocation(leaf(1), port(9), 0L), ImmutableSet.of(IpAddress.valueOf(ip)));
+        hostMap.put(h.id(), h);
+    }
+
+    /** Takes both directions of the link between a leaf and a spine down. */
+    void linkDown(int leafNo, int spineNo) {
+        List<Link> gone = linkList.stream()
+                .filter(k -> k.src().deviceId().equals(leaf(leafNo)) && k.dst().deviceId().equals(spine(spineNo))
+                        || k.src().deviceId().equals(spine(spineNo)) && k.dst().deviceId().equals(leaf(leafNo)))
+                .collect(Collectors.toList());
+        linkList.removeAll(gone);
+        for (Link k : gone) {
+            links.fire(new LinkEvent(LinkEvent.Type.LINK_REMOVED, k));
+        }
+    }
+
+    /** Takes a device down (unavailable) and its links with it. */
+    void deviceDown(DeviceId id) {
+        down.add(id);
+        devices.fire(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, deviceMap.get(id)));
+        List<Link> gone = linkList.stream()
+                .filter(k -> k.src().deviceId().equals(id) || k.dst().deviceId().equals(id))
+                .collect(Collectors.toList());
+        linkList.removeAll(gone);
+        for (Link k : gone) {
+            links.fire(new LinkEvent(LinkEvent.Type.LINK_REMOVED, k));
+        }
+    }
+
+    /** Moves host h of leaf l to another leaf port. */
+    void moveHost(int l, int h, DeviceId to, long port) {
+        Host before = hostMap.get(HostId.hostId(mac(l, h), VlanId.NONE));
+        Host after = host(l, h, to, port);
+        hostMap.put(after.id(), after);
+        hosts.fire(new HostEvent(HostEvent.Type.HOST_MOVED, after, before));
+    }
+
+    /** Device service over the fabric. */
+    final class Devices extends DeviceServiceAdapter {
+        private final List<DeviceListener> listeners = new ArrayList<>();
+
+        @Override
+        public Iterable<Device> getAvailableDevices() {
+            return deviceMap.values().stream().filter(d -> !down.contains(d.id()))
+                    .collect(ImmutableList.toImmutableList());
+        }
+
+        @Override
+        public Iterable<Device> getDevices() {
+            return ImmutableList.copyOf(deviceMap.values());
+        }
+
+        @Override
+        public Device getDevice(DeviceId id) {
+            return deviceMap.get(id);
+        }
+
+        @Override
+        public boolean isAvailable(DeviceId id) {
+            return deviceMap.containsKey(id) && !down.contains(id);
+        }
+
+        @Override
+        public void addListener(DeviceListener l) {
+            listeners.add(l);
+        }
+
+        @Override
+        public void removeListener(DeviceListener l) {
+            listeners.remove(l);
+        }
+
+        void fire(DeviceEvent e) {
+            listeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+        }
+    }
+
+    /** Link service over the fabric. */
+    final class Links extends LinkServiceAdapter {
+        private final List<LinkListener> listeners = new ArrayList<>();
+
+        @Override
+        public Iterable<Link> getActiveLinks() {
+            return ImmutableList.copyOf(linkList);
+        }
+
+        @Override
+        public Iterable<Link> getLinks() {
+            return ImmutableList.copyOf(linkList);
+        }
+
+        @Override
+        public int getLinkCount() {
+            return linkList.size();
+        }
+
+        @Override
+        public void addListener(LinkListener l) {
+            listeners.add(l);
+        }
+
+        @Override
+        public void removeListener(LinkListener l) {
+            listeners.remove(l);
+        }
+
+        void fire(LinkEvent e) {
+            listeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+        }
+    }
+
+    /** Host service over the fabric. */
+    final class Hosts extends HostServiceAdapter {
+        private final List<HostListener> listeners = new ArrayList<>();
+
+        @Override
+        public Iterable<Host> getHosts() {
+            return ImmutableList.copyOf(hostMap.values());
+        }
+
+        @Override
+        public int getHostCount() {
+            return hostMap.size();
+        }
+
+        @Override
+        public Host getHost(HostId id) {
+            return hostMap.get(id);
+        }
+
+        @Override
+        public Set<Host> getHostsByMac(MacAddress mac) {
+            return hostMap.values().stream().filter(h -> h.mac().equals(mac)).collect(Collectors.toSet());
+        }
+
+        @Override
+        public Set<Host> getHostsByIp(IpAddress ip) {
+            return hostMap.values().stream().filter(h -> h.ipAddresses().contains(ip)).collect(Collectors.toSet());
+        }
+
+        @Override
+        public void addListener(HostListener l) {
+            listeners.add(l);
+        }
+
+        @Override
+        public void removeListener(HostListener l) {
+            listeners.remove(l);
+        }
+
+        void fire(HostEvent e) {
+            listeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+        }
+    }
+}

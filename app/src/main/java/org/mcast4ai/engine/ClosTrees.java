@@ -80,6 +80,9 @@ final class ClosTrees {
                     bestCount = count;
                     bestUp = up;
                     bestCore = coreLink;
+                    if (coreLink >= 0) {
+                        System.arraycopy(w.slotBestLink, 1, w.slotChosenLink, 1, slots - 1);
+                    }
                 }
                 if (count == total || ++evaluations >= MAX_EVALUATIONS) {
                     break search;
@@ -90,25 +93,26 @@ final class ClosTrees {
             }
         }
         if (bestCount > 0) {
-            addBest(f, idx, w, root, bestUp, bestCore, slots, spineRot);
+            addBest(f, w, root, bestUp, bestCore, slots);
         }
     }
 
-    private static void addBest(FabricSnapshot f, ClosIndex idx, Workspace w, int root, int up, int coreLink,
-                                int slots, int spineRot) {
+    /** Adds the chosen spine, its leaves, and if it covers anything the super-spine and remote pods. */
+    private static void addBest(FabricSnapshot f, Workspace w, int root, int up, int coreLink, int slots) {
         int s = f.linkTo(up);
         w.tree.add(s, root, up);
         addBelow(f, w, s, 0);
-        if (coreLink < 0) {
+        boolean remote = false;
+        for (int slot = 1; slot < slots && coreLink >= 0; slot++) {
+            remote |= w.slotChosenLink[slot] >= 0;
+        }
+        if (!remote) {
             return;
         }
         int c = f.linkTo(coreLink);
-        if (coverRemote(f, idx, w, c, slots, spineRot) == 0) {
-            return;
-        }
         w.tree.add(c, s, coreLink);
         for (int slot = 1; slot < slots; slot++) {
-            int link = w.slotBestLink[slot];
+            int link = w.slotChosenLink[slot];
             if (link >= 0) {
                 int x = f.linkTo(link);
                 w.tree.add(x, c, link);

@@ -38,6 +38,10 @@ final class Marks {
         return value[i];
     }
 
+    void clear(int i) {
+        stamp[i] = epoch - 1;
+    }
+
     void set(int i, int v) {
         stamp[i] = epoch;
         value[i] = v;

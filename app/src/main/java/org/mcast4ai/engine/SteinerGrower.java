@@ -5,6 +5,10 @@ package org.mcast4ai.engine;
  * nearest to the current tree (in links) by a shortest path. On undirected graphs the tree has at most
  * 2(1 - 1/l) times the optimal number of links (l = leaves of the optimal tree). It grows whatever tree it
  * is given, so it also finishes trees that the Clos builder could not complete after failures.
+ *
+ * <p>Distances to the tree are kept up to date incrementally: one breadth-first search at the start, then
+ * after each attachment a search from the new tree switches that only visits switches that got closer.
+ * Targets wait in buckets by distance.
  */
 final class SteinerGrower {
     private SteinerGrower() {
@@ -18,76 +22,119 @@ final class SteinerGrower {
      */
     static void grow(FabricSnapshot f, Workspace w) {
         TreeAssembly tree = w.tree;
-        int remaining = 0;
-        for (int i = 0; i < w.targetCount; i++) {
-            if (!tree.contains(w.targetList[i])) {
-                remaining++;
-            }
+        boolean pending = false;
+        for (int i = 0; i < w.targetCount && !pending; i++) {
+            pending = !tree.contains(w.targetList[i]);
         }
-        int[] queue = w.queue;
-        Marks visit = w.visit;
+        if (!pending) {
+            return;
+        }
         int s = f.switchCount();
-        while (remaining > 0) {
-            visit.reset(s);
-            int head = 0;
-            int tail = 0;
-            for (int i = 0; i < tree.size(); i++) {
-                int sw = tree.switchAt(i);
-                visit.set(sw, -1);
-                queue[tail++] = sw;
-            }
-            int found = -1;
-            while (head < tail && found < 0) {
-                int u = queue[head++];
-                for (int e = f.linkStart(u); e < f.linkStart(u + 1); e++) {
-                    int v = f.linkTo(e);
-                    if (visit.has(v)) {
-                        continue;
-                    }
-                    visit.set(v, e);
-                    if (w.targets.has(v)) {
-                        found = v;
-                        break;
-                    }
-                    queue[tail++] = v;
+        Marks dist = w.visit;
+        dist.reset(s);
+        w.bucketHead.reset(s + 1);
+        w.entries = 0;
+        int tail = 0;
+        for (int i = 0; i < tree.size(); i++) {
+            int sw = tree.switchAt(i);
+            dist.set(sw, 0);
+            w.queue[tail++] = sw;
+        }
+        int min = relax(f, w, tail, s);
+        while (true) {
+            int t = -1;
+            for (; min <= s && t < 0; min++) {
+                t = popValid(w, min);
+                if (t >= 0) {
+                    break;
                 }
             }
-            if (found < 0) {
+            if (t < 0) {
                 return; // the rest is unreachable
             }
-            attach(f, w, found);
-            remaining--;
+            int added = attach(f, w, t);
+            min = Math.min(min, relax(f, w, added, s));
         }
     }
 
-    /** Adds the BFS path from the tree to {@code v}, tree side first. No node on it but v is a target. */
-    private static void attach(FabricSnapshot f, Workspace w, int v) {
-        int[] path = w.path;
-        int n = 0;
-        int x = v;
-        while (!w.tree.contains(x)) {
-            path[n++] = w.visit.get(x);
-            x = fromOf(f, path[n - 1]);
-        }
-        for (int i = n - 1; i >= 0; i--) {
-            int link = path[i];
-            w.tree.add(f.linkTo(link), x, link);
-            x = f.linkTo(link);
-        }
-    }
-
-    // the switch a directed link leaves from: the one whose CSR range holds it
-    static int fromOf(FabricSnapshot f, int link) {
-        int lo = 0;
-        int hi = f.switchCount() - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (f.linkStart(mid) <= link) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
+    /**
+     * Breadth-first search from the first {@code n} switches of the queue (all at their final distance),
+     * lowering distances and queuing improved targets.
+     *
+     * @return the smallest distance of a target queued, or more than the switch count if none
+     */
+    private static int relax(FabricSnapshot f, Workspace w, int n, int s) {
+        Marks dist = w.visit;
+        int[] queue = w.queue;
+        int head = 0;
+        int tail = n;
+        int min = s + 1;
+        while (head < tail) {
+            int u = queue[head++];
+            int du = dist.get(u) + 1;
+            for (int e = f.linkStart(u); e < f.linkStart(u + 1); e++) {
+                int v = f.linkTo(e);
+                if (dist.has(v) && dist.get(v) <= du) {
+                    continue;
+                }
+                dist.set(v, du);
+                w.parentLink[v] = e;
+                w.parentSwitch[v] = u;
+                queue[tail++] = v;
+                if (w.targets.has(v) && !w.tree.contains(v)) {
+                    push(w, v, du);
+                    min = Math.min(min, du);
+                }
             }
         }
-        return lo;
+        return min;
+    }
+
+    /**
+     * Adds the path from the tree to {@code t}, tree side first, and queues its new switches.
+     *
+     * @return the number of switches added (placed at the start of the queue)
+     */
+    private static int attach(FabricSnapshot f, Workspace w, int t) {
+        int n = 0;
+        int x = t;
+        while (!w.tree.contains(x)) {
+            w.path[n++] = x;
+            x = w.parentSwitch[x];
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            int v = w.path[i];
+            w.tree.add(v, w.parentSwitch[v], w.parentLink[v]);
+            w.visit.set(v, 0);
+            w.queue[n - 1 - i] = v;
+        }
+        return n;
+    }
+
+    private static void push(Workspace w, int target, int d) {
+        if (w.entries == w.entryTarget.length) {
+            w.growEntries();
+        }
+        int e = w.entries++;
+        w.entryTarget[e] = target;
+        w.entryNext[e] = w.bucketHead.has(d) ? w.bucketHead.get(d) : -1;
+        w.bucketHead.set(d, e);
+    }
+
+    /** Pops targets of bucket d until one is still at distance d and off the tree; -1 if none. */
+    private static int popValid(Workspace w, int d) {
+        while (w.bucketHead.has(d)) {
+            int e = w.bucketHead.get(d);
+            if (w.entryNext[e] < 0) {
+                w.bucketHead.clear(d);
+            } else {
+                w.bucketHead.set(d, w.entryNext[e]);
+            }
+            int t = w.entryTarget[e];
+            if (!w.tree.contains(t) && w.visit.get(t) == d) {
+                return t;
+            }
+        }
+        return -1;
     }
 }

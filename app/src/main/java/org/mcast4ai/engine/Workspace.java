@@ -23,14 +23,23 @@ final class Workspace {
     int[] queue = new int[0];
     /** Candidate links (root up-links). */
     int[] candidates = new int[0];
-    /** A path being attached, as links. */
+    /** A path being attached, as switches. */
     int[] path = new int[0];
+    /** Steiner search: per switch, the link and switch it is reached from (valid where visit is marked). */
+    int[] parentLink = new int[0];
+    int[] parentSwitch = new int[0];
+    /** Steiner search: buckets of targets by distance, as linked lists of entries. */
+    final Marks bucketHead = new Marks();
+    int[] entryTarget = new int[64];
+    int[] entryNext = new int[64];
+    int entries;
     /** Per slot: number of receiver leaves, their start in slotLeaves, best link and count for a core. */
     int[] slotCount = new int[0];
     int[] slotStart = new int[0];
     int[] slotFill = new int[0];
     int[] slotBestLink = new int[0];
     int[] slotBestCount = new int[0];
+    int[] slotChosenLink = new int[0];
     int[] slotLeaves = new int[0];
 
     /**
@@ -49,6 +58,8 @@ final class Workspace {
             queue = new int[s];
             candidates = new int[s];
             path = new int[s];
+            parentLink = new int[s];
+            parentSwitch = new int[s];
             slotLeaves = new int[s];
         }
         if (slotCount.length < pods + 1) {
@@ -58,8 +69,14 @@ final class Workspace {
             slotFill = new int[n];
             slotBestLink = new int[n];
             slotBestCount = new int[n];
+            slotChosenLink = new int[n];
         }
         targetCount = 0;
+    }
+
+    void growEntries() {
+        entryTarget = java.util.Arrays.copyOf(entryTarget, entryTarget.length * 2);
+        entryNext = java.util.Arrays.copyOf(entryNext, entryNext.length * 2);
     }
 
     /**

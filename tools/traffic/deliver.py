@@ -82,14 +82,22 @@ def main():
     except (OSError, ValueError, LookupError, KeyError) as e:
         print("deliver: %s" % e, file=sys.stderr)
         return 2
+    try:
+        return run(a, fabric, src, members, cap)
+    except ValueError as e:
+        print("deliver: %s" % e, file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("deliver: %s (was the lab torn down meanwhile?)" % e, file=sys.stderr)
+        return 2
+
+
+def run(a, fabric, src, members, cap):
+    """Send, capture until the copies settle, print the two JSON lines."""
     t0 = time.monotonic()
     with cap:
-        try:
-            sent = sender.send(src["ns"], src["iface"], a.group, a.count, a.qpn, a.psn_start,
-                               a.opcode, a.gap_us, src_ip=src["ip"])
-        except (OSError, ValueError) as e:
-            print("deliver: cannot send: %s" % e, file=sys.stderr)
-            return 2
+        sent = sender.send(src["ns"], src["iface"], a.group, a.count, a.qpn, a.psn_start,
+                           a.opcode, a.gap_us, src_ip=src["ip"])
         t_sent = time.monotonic()
         want = set(sent["psns"])
         deadline = t_sent + a.timeout

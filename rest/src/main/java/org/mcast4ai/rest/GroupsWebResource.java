@@ -1,0 +1,344 @@
+package org.mcast4ai.rest;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupAdminService;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.codec.P2mpGroupRequestCodec;
+import org.onlab.osgi.ServiceNotFoundException;
+import org.onosproject.codec.JsonCodec;
+import org.onosproject.rest.AbstractWebResource;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * P2MP groups: create a group for a job, read and list groups, change receivers, withdraw.
+ */
+@Path("groups")
+public class GroupsWebResource extends AbstractWebResource {
+    private static final String RECEIVERS = "receivers";
+    private static final ObjectMapper STRICT = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    @Context
+    private UriInfo uriInfo;
+
+    /**
+     * Creates a group. The app assigns the group's id and multicast address, then compiles and installs it
+     * asynchronously; poll the group until its state is INSTALLED (or FAILED, with the reason).
+     * Endpoints are an ONOS host id, a MAC or an IP, as a string or as {"host": ..., "qpn": ...}.
+     * Returns 201 with the group and its Location; 400 for a malformed or invalid request (unknown field,
+     * unknown host, source among the receivers, duplicate receivers), 409 for a duplicate tenant/name or
+     * an exhausted limit or address pool.
+     *
+     * @param stream the group request as JSON
+     * @return 201 Created with the group
+     * @throws IOException if the body cannot be read
+     * @onos.rsModel GroupRequest
+     */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response createGroup(InputStream stream) throws IOException {
+        ObjectNode body = readObject(stream);
+        P2mpGroupRequest request = codecFor(P2mpGroupRequest.class).decode(body, this);
+        P2mpGroup group = service().submit(request);
+        URI location = uriInfo.getBaseUriBuilder().path("groups").path(group.id().toString()).build();
+        return Response.created(location).entity(json(group)).build();
+    }
+
+    /**
+     * Lists groups in id order, optionally filtered; filters combine with AND.
+     * Returns {"groups": [...]}; 400 for an unknown state.
+     *
+     * @param tenant only groups of this tenant
+     * @param job    only groups of this scheduler job id
+     * @param state  only groups in this state (SUBMITTED, COMPILING, INSTALLING, INSTALLED, DEGRADED, FAILED,
+     *               WITHDRAWING, WITHDRAWN)
+     * @return 200 OK with the groups
+     * @onos.rsModel Groups
+     */
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getGroups(@QueryParam("tenant") String tenant, @QueryParam("job") String job,
+                              @QueryParam("state") String state) {
+        GroupState st = blank(state) ? null : parseState(state);
+        ObjectNode root = mapper().createObjectNode();
+        ArrayNode groups = root.putArray("groups");
+        JsonCodec<P2mpGroup> codec = codecFor(P2mpGroup.class);
+        for (P2mpGroup g : service().getGroups(blank(tenant) ? null : tenant, blank(job) ? null : job, st)) {
+            groups.add(codec.encode(g, this));
+        }
+        return ok(root).build();
+    }
+
+    /**
+     * Returns one group: the request, the assigned address and effective mode, the state with its reason
+     * and history. Returns 404 for an unknown id, 400 for an id that is not a positive integer.
+     *
+     * @param id group id
+     * @return 200 OK with the group
+     * @onos.rsModel Group
+     */
+    @GET
+    @Path("{id}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getGroup(@PathParam("id") String id) {
+        return ok(json(existing(P2mpGroupId.parse(id)))).build();
+    }
+
+    /**
+     * Withdraws a group: removes every switch entry it installed. The record stays (state WITHDRAWN)
+     * until purged. With purge=true the record is also removed once the group is withdrawn, which frees
+     * its tenant/name and address: 204 if purged, 202 with the group if the withdrawal is still in
+     * progress (repeat the call to purge). A FAILED or WITHDRAWN group is purged directly.
+     * Returns 200 with the group when not purging; 404 for an unknown id.
+     *
+     * @param id    group id
+     * @param purge also remove the record
+     * @return 200 OK with the group, 202 Accepted or 204 No Content
+     */
+    @DELETE
+    @Path("{id}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response withdrawGroup(@PathParam("id") String id, @QueryParam("purge") boolean purge) {
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        P2mpGroup group = existing(gid);
+        if (!purge || !purgeable(group.state())) {
+            group = service().withdraw(gid);
+        }
+        if (!purge) {
+            return ok(json(group)).build();
+        }
+        if (!purgeable(group.state())) {
+            return Response.accepted(json(group)).build();
+        }
+        service().purge(gid);
+        return Response.noContent().build();
+    }
+
+    /**
+     * Adds receivers to a group; only switches whose branches change are touched.
+     * Body: {"receivers": [...]}. Returns 200 with the updated group; 400 if a receiver is unknown, already
+     * in the group or the source; 404 for an unknown id; 409 if the group is withdrawn or a limit is hit.
+     *
+     * @param id     group id
+     * @param stream the receivers to add as JSON
+     * @return 200 OK with the group
+     * @throws IOException if the body cannot be read
+     * @onos.rsModel Receivers
+     */
+    @POST
+    @Path("{id}/receivers")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response addReceivers(@PathParam("id") String id, InputStream stream) throws IOException {
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        List<Endpoint> receivers = readReceivers(readObject(stream));
+        existing(gid);
+        return ok(json(service().addReceivers(gid, distinct(receivers)))).build();
+    }
+
+    /**
+     * Removes receivers from a group, given either as a body {"receivers": [...]} or as one or more
+     * host query parameters (?host=10.0.0.2&amp;host=10.0.0.3), not both. A receiver given without a QPN
+     * matches the group's receiver on that host. At least one receiver must remain (withdraw the group
+     * instead). Returns 200 with the updated group; 400 if a receiver is not in the group; 404 for an
+     * unknown id; 409 if the group is withdrawn.
+     *
+     * @param id     group id
+     * @param hosts  receivers to remove, by host
+     * @param stream the receivers to remove as JSON (optional when hosts are given)
+     * @return 200 OK with the group
+     * @throws IOException if the body cannot be read
+     * @onos.rsModel Receivers
+     */
+    @DELETE
+    @Path("{id}/receivers")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response removeReceivers(@PathParam("id") String id, @QueryParam("host") List<String> hosts,
+                                    InputStream stream) throws IOException {
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        byte[] bytes = stream == null ? new byte[0] : stream.readAllBytes();
+        boolean hasBody = !new String(bytes, StandardCharsets.UTF_8).isBlank();
+        List<Endpoint> given = new ArrayList<>();
+        if (hosts != null && !hosts.isEmpty()) {
+            if (hasBody) {
+                throw GroupException.invalid("give the receivers to remove either in the body or as ?host=, "
+                        + "not both");
+            }
+            hosts.forEach(h -> given.add(Endpoint.of(h)));
+        } else if (hasBody) {
+            given.addAll(readReceivers(readObject(new ByteArrayInputStream(bytes))));
+        } else {
+            throw GroupException.invalid("no receivers to remove: give a body {\"receivers\": [...]} "
+                    + "or ?host=...");
+        }
+        P2mpGroup group = existing(gid);
+        return ok(json(service().removeReceivers(gid, resolve(group, distinct(given))))).build();
+    }
+
+    /**
+     * Returns the plan installed for a group: per device, the port its packets enter by and the ports
+     * copies leave by, and the switch-to-switch links of the tree. Empty when nothing is installed.
+     * Returns 404 for an unknown id.
+     *
+     * @param id group id
+     * @return 200 OK with the plan
+     * @onos.rsModel Plan
+     */
+    @GET
+    @Path("{id}/plan")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getPlan(@PathParam("id") String id) {
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        existing(gid);
+        GroupPlan plan = service().getInstalledPlan(gid);
+        return ok(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this)).build();
+    }
+
+    /**
+     * Re-compiles and re-installs a group against the current fabric (for example after a repair).
+     * Returns 200 with the group; 404 for an unknown id; 409 if the group is withdrawn.
+     *
+     * @param id group id
+     * @return 200 OK with the group
+     * @onos.rsModel Group
+     */
+    @POST
+    @Path("{id}/recompile")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response recompileGroup(@PathParam("id") String id) {
+        return ok(json(service().recompile(P2mpGroupId.parse(id)))).build();
+    }
+
+    private P2mpGroupAdminService service() {
+        return get(P2mpGroupAdminService.class);
+    }
+
+    private P2mpGroup existing(P2mpGroupId id) {
+        return service().getGroup(id).orElseThrow(() -> GroupException.notFound(id));
+    }
+
+    private ObjectNode json(P2mpGroup group) {
+        return codecFor(P2mpGroup.class).encode(group, this);
+    }
+
+    private <T> JsonCodec<T> codecFor(Class<T> type) {
+        JsonCodec<T> codec = codec(type);
+        if (codec == null) {
+            throw new ServiceNotFoundException("no JSON codec for " + type.getSimpleName()
+                    + "; is the mcast4ai app active?");
+        }
+        return codec;
+    }
+
+    private static boolean purgeable(GroupState state) {
+        return state == GroupState.WITHDRAWN || state == GroupState.FAILED;
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    private static GroupState parseState(String text) {
+        try {
+            return GroupState.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw GroupException.invalid("state must be one of " + Arrays.toString(GroupState.values())
+                    + "; got '" + text + "'");
+        }
+    }
+
+    private static ObjectNode readObject(InputStream stream) throws IOException {
+        JsonNode node = stream == null ? null : STRICT.readTree(stream);
+        if (node == null || node.isMissingNode()) {
+            throw GroupException.invalid("the request body is empty; expected a JSON object");
+        }
+        if (!node.isObject()) {
+            throw GroupException.invalid("the request body must be a JSON object; got a JSON "
+                    + node.getNodeType().name().toLowerCase(Locale.ROOT));
+        }
+        return (ObjectNode) node;
+    }
+
+    private static List<Endpoint> readReceivers(ObjectNode body) {
+        Iterator<String> fields = body.fieldNames();
+        while (fields.hasNext()) {
+            String f = fields.next();
+            if (!RECEIVERS.equals(f)) {
+                throw GroupException.invalid("unknown field \"" + f + "\"; expected only \"receivers\"");
+            }
+        }
+        JsonNode array = body.get(RECEIVERS);
+        if (array == null || !array.isArray() || array.size() == 0) {
+            throw GroupException.invalid("\"receivers\" must be a non-empty array of endpoints");
+        }
+        return P2mpGroupRequestCodec.decodeEndpoints(array, RECEIVERS);
+    }
+
+    private static Set<Endpoint> distinct(List<Endpoint> endpoints) {
+        Set<Endpoint> set = new LinkedHashSet<>();
+        for (Endpoint e : endpoints) {
+            if (!set.add(e)) {
+                throw GroupException.invalid("receiver " + e + " is listed more than once");
+            }
+        }
+        return set;
+    }
+
+    // A receiver named without a QPN stands for the group's receiver(s) on that host.
+    private static Set<Endpoint> resolve(P2mpGroup group, Set<Endpoint> given) {
+        Set<Endpoint> out = new LinkedHashSet<>();
+        for (Endpoint e : given) {
+            boolean matched = false;
+            if (e.qpn().isEmpty()) {
+                for (Endpoint r : group.request().receivers()) {
+                    if (r.host().equals(e.host())) {
+                        out.add(r);
+                        matched = true;
+                    }
+                }
+            }
+            if (!matched) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+}

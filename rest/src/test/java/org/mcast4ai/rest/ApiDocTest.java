@@ -1,0 +1,121 @@
+package org.mcast4ai.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.codec.Mcast4aiCodecs;
+import org.onlab.packet.IpAddress;
+import org.onosproject.codec.impl.CodecManager;
+import org.onosproject.codec.impl.MockCodecContext;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The generated API doc lists every path, and the JSON schemas agree with what the codecs read and write. */
+class ApiDocTest extends RestTestBase {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private static JsonNode schema(String name) throws IOException {
+        try (InputStream in = ApiDocTest.class.getResourceAsStream("/definitions/" + name + ".json")) {
+            assertNotNull(in, "schema " + name + " is not on the class path");
+            return MAPPER.readTree(in);
+        }
+    }
+
+    private static Set<String> names(Iterator<String> it) {
+        Set<String> s = new TreeSet<>();
+        it.forEachRemaining(s::add);
+        return s;
+    }
+
+    /** A JSON object built from the "example" of every property of a schema. */
+    private static ObjectNode example(JsonNode schema) {
+        ObjectNode o = MAPPER.createObjectNode();
+        schema.get("properties").fields().forEachRemaining(f -> {
+            JsonNode p = f.getValue();
+            if (p.has("example")) {
+                o.set(f.getKey(), p.get("example"));
+            } else if ("object".equals(p.path("type").asText())) {
+                o.set(f.getKey(), example(p));
+            } else if ("array".equals(p.path("type").asText())) {
+                o.putArray(f.getKey()).add(example(p.get("items")));
+            }
+        });
+        return o;
+    }
+
+    private final MockCodecContext context = new MockCodecContext() {
+        private final CodecManager ours = new CodecManager();
+        {
+            Mcast4aiCodecs.registerAll(ours);
+        }
+
+        @Override
+        public <T> org.onosproject.codec.JsonCodec<T> codec(Class<T> c) {
+            return ours.getCodec(c) != null ? ours.getCodec(c) : super.codec(c);
+        }
+    };
+
+    @Test
+    void swaggerListsEveryPathUnderTheWebContext() throws IOException {
+        JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
+        assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
+        assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
+                "/groups/{id}/recompile"), names(doc.get("paths").fieldNames()));
+        assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
+        assertEquals(Set.of("post", "delete"), names(doc.get("paths").get("/groups/{id}/receivers").fieldNames()));
+        assertTrue(doc.get("definitions").has("GroupRequest"), doc.get("definitions").toString());
+        assertTrue(doc.get("definitions").has("Receivers"));
+    }
+
+    @Test
+    void groupSchemaListsExactlyTheEncodedFields() throws IOException {
+        P2mpGroupRequest request = context.codec(P2mpGroupRequest.class)
+                .decode(example(schema("GroupRequest")), context);
+        P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(7), request, IpAddress.valueOf("239.255.0.7"), 1);
+        ObjectNode encoded = context.codec(P2mpGroup.class).encode(group, context);
+        JsonNode schema = schema("Group");
+        assertEquals(names(schema.get("properties").fieldNames()), names(encoded.fieldNames()));
+        assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
+    }
+
+    @Test
+    void requestSchemaNamesExactlyTheFieldsTheCodecAccepts() throws IOException {
+        JsonNode schema = schema("GroupRequest");
+        P2mpGroupRequest request = context.codec(P2mpGroupRequest.class).decode(example(schema), context);
+        ObjectNode encoded = context.codec(P2mpGroupRequest.class).encode(request, context);
+        assertEquals(names(schema.get("properties").fieldNames()), names(encoded.fieldNames()));
+    }
+
+    @Test
+    void schemaExamplesAreAcceptedByTheApi() throws Exception {
+        RestServer.Reply created = call("POST", "groups", example(schema("GroupRequest")).toString());
+        assertEquals(201, created.status, created.toString());
+        long other = create("t9", "other", "j", "10.0.0.3");
+        RestServer.Reply added = call("POST", "groups/" + other + "/receivers",
+                example(schema("Receivers")).toString());
+        assertEquals(200, added.status, added.toString());
+        assertError(call("GET", "groups/99", null), 404);
+        assertEquals(texts(schema("Error").get("required")), names(call("GET", "groups/99", null).json()
+                .fieldNames()));
+    }
+
+    private static Set<String> texts(JsonNode array) {
+        Set<String> s = new TreeSet<>();
+        array.forEach(n -> s.add(n.asText()));
+        return s;
+    }
+}

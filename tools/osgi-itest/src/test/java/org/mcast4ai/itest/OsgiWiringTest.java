@@ -149,6 +149,58 @@ class OsgiWiringTest {
         System.out.println(probe("gui"));
     }
 
+    /**
+     * Web bundles: the servlet and the JAX-RS application named in web.xml load from the bundle, and so does
+     * every resource class with its methods' signatures, which is what Jersey does when ONOS serves it.
+     */
+    @Test
+    void webBundlesLoadTheirJaxRsApplicationAndResources() throws Exception {
+        List<Bundle> webBundles = INSTALLED.stream()
+                .filter(b -> b.getSymbolicName().startsWith(APP_BUNDLES))
+                .filter(b -> b.getHeaders().get("Web-ContextPath") != null)
+                .collect(Collectors.toList());
+        for (Bundle web : webBundles) {
+            assertEquals(Bundle.ACTIVE, web.getState(), web.getSymbolicName());
+            String xml = new String(web.getEntry("WEB-INF/web.xml").openStream().readAllBytes(),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            List<String> names = new ArrayList<>();
+            java.util.regex.Matcher m = java.util.regex.Pattern
+                    .compile("<(servlet-class|param-value)>\\s*([\\w.$]+)\\s*</").matcher(xml);
+            while (m.find()) {
+                names.add(m.group(2));
+            }
+            assertFalse(names.isEmpty(), web.getSymbolicName() + ": web.xml names no servlet");
+            List<String> loaded = new ArrayList<>();
+            for (String name : names) {
+                Class<?> c = web.loadClass(name);
+                loaded.add(name);
+                if (isJaxRsApplication(c)) {
+                    Object app = c.getDeclaredConstructor().newInstance();
+                    @SuppressWarnings("unchecked")
+                    java.util.Set<Class<?>> classes =
+                            (java.util.Set<Class<?>>) c.getMethod("getClasses").invoke(app);
+                    assertFalse(classes.isEmpty(), name + " registers no resource");
+                    for (Class<?> r : classes) {
+                        // Reflecting on members loads their parameter and return types, as Jersey does.
+                        int members = r.getDeclaredMethods().length + r.getDeclaredConstructors().length;
+                        loaded.add(r.getSimpleName() + "(" + members + ")");
+                    }
+                }
+            }
+            System.out.println(web.getSymbolicName() + " " + web.getHeaders().get("Web-ContextPath")
+                    + " loads " + loaded);
+        }
+    }
+
+    private static boolean isJaxRsApplication(Class<?> c) {
+        for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+            if ("javax.ws.rs.core.Application".equals(k.getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String probe(String check) {
         if ("components".equals(check)) {
             // Waits up to 20 s when something is wrong: run it once, share the outcome.

@@ -27,7 +27,7 @@ class EthSrcBitmapTest {
     @Test
     void bitsSkipTheTwoFixedBits() {
         assertEquals("02:00:00:00:00:01", EthSrcBitmap.stamp(1L).toString());
-        assertEquals("02:00:80:00:00:00", EthSrcBitmap.stamp(1L << 39).toString());
+        assertEquals("02:80:00:00:00:00", EthSrcBitmap.stamp(1L << 39).toString());
         assertEquals("06:00:00:00:00:00", EthSrcBitmap.stamp(1L << 40).toString());
         assertEquals("82:00:00:00:00:00", EthSrcBitmap.stamp(1L << 45).toString());
         assertThrows(IllegalArgumentException.class, () -> EthSrcBitmap.stamp(1L << 46));

@@ -170,6 +170,8 @@ final class OpenFlowSim {
                     return ((L2ModificationInstruction.ModEtherInstruction) l2).mac().toLong();
                 }
                 throw new AssertionError("unexpected " + i);
+            case NOACTION:
+                return src;
             case GROUP:
                 int id = ((Instructions.GroupInstruction) i).groupId().id();
                 GroupDescription g = groups.getOrDefault(fabric.switchName(sw), Map.of()).get(id);

@@ -1,0 +1,182 @@
+package org.mcast4ai.impl;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mcast4ai.impl.TestFabric.hostId;
+import static org.mcast4ai.impl.TestFabric.leaf;
+import static org.mcast4ai.impl.TestFabric.spine;
+
+/** Link, device and host changes re-compile the affected groups only, make-before-break. */
+class TopologyChangeTest {
+    private ManagerHarness h;
+
+    @BeforeEach
+    void setUp() {
+        h = new ManagerHarness();
+    }
+
+    private P2mpGroup group(String name, int srcLeaf, int srcHost, int... pairs) {
+        P2mpGroupRequest.Builder b = P2mpGroupRequest.builder().key(GroupKey.of("t", name))
+                .source(Endpoint.of(hostId(srcLeaf, srcHost)));
+        for (int i = 0; i < pairs.length; i += 2) {
+            b.addReceiver(Endpoint.of(hostId(pairs[i], pairs[i + 1])));
+        }
+        P2mpGroup g = h.manager.submit(b.build());
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        return h.get(g.id());
+    }
+
+    private Map<String, Integer> deliver(P2mpGroup g) {
+        return Delivery.trace(h.fabric, h.flows, g.address(),
+                h.fabric.hosts.getHost(HostId.hostId(g.request().source().host())));
+    }
+
+    private static Map<String, Integer> once(String... hosts) {
+        return java.util.Arrays.stream(hosts).collect(Collectors.toMap(x -> x, x -> 1));
+    }
+
+    /** @return the spine (1-based) a group's tree uses out of the given leaf */
+    private int spineFrom(P2mpGroup g, DeviceId leafId) {
+        GroupPlan plan = h.manager.getInstalledPlan(g.id());
+        for (int s = 1; s <= h.fabric.spines; s++) {
+            if (plan.branches().containsKey(spine(s))) {
+                return s;
+            }
+        }
+        throw new AssertionError("no spine in " + plan);
+    }
+
+    @Test
+    void linkDownRecompilesOnlyTheGroupsUsingIt() {
+        P2mpGroup g1 = group("g1", 1, 1, 2, 1, 3, 1);
+        P2mpGroup g2 = group("g2", 3, 2, 4, 1);
+        P2mpGroup g3 = group("g3", 2, 2, 1, 2);
+        int s = spineFrom(g1, leaf(1));
+        int batches = h.flows.batches().size();
+
+        h.fabric.linkDown(1, s);
+
+        List<FlowRuleOperations> sent = h.flows.batches().subList(batches, h.flows.batches().size());
+        Set<String> addresses = sent.stream().flatMap(b -> b.stages().stream()).flatMap(Set::stream)
+                .map(op -> op.rule().selector().toString()).collect(Collectors.toSet());
+        assertTrue(addresses.stream().allMatch(x -> x.contains(g1.address().toString())
+                        || x.contains(g3.address().toString())),
+                "only groups crossing leaf1-spine" + s + " are touched: " + addresses);
+        assertTrue(addresses.stream().noneMatch(x -> x.contains(g2.address().toString())));
+        assertEquals(g2, h.get(g2.id()), "an unaffected group's record does not change");
+
+        h.flows.ackAll();
+        for (P2mpGroup g : List.of(g1, g3)) {
+            assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+            assertFalse(h.manager.getInstalledPlan(g.id()).branches().containsKey(spine(s)),
+                    "the tree avoids spine " + s + " out of leaf 1 now");
+        }
+        assertEquals(once(hostId(2, 1), hostId(3, 1)), deliver(h.get(g1.id())));
+        assertEquals(once(hostId(4, 1)), deliver(h.get(g2.id())));
+        assertEquals(once(hostId(1, 2)), deliver(h.get(g3.id())));
+    }
+
+    @Test
+    void rerouteIsMakeBeforeBreak() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1);
+        int s = spineFrom(g, leaf(1));
+        int other = s == 1 ? 2 : 1;
+        h.fabric.linkDown(1, s);
+        FlowRuleOperations ops = h.flows.lastBatch();
+        int lastAdd = -1;
+        int firstRemove = Integer.MAX_VALUE;
+        int newSpineStage = -1;
+        int sourceLeafStage = -1;
+        for (int i = 0; i < ops.stages().size(); i++) {
+            for (FlowRuleOperation op : ops.stages().get(i)) {
+                if (op.type() == FlowRuleOperation.Type.REMOVE) {
+                    firstRemove = Math.min(firstRemove, i);
+                } else {
+                    lastAdd = Math.max(lastAdd, i);
+                    if (op.rule().deviceId().equals(spine(other))) {
+                        newSpineStage = i;
+                    }
+                    if (op.rule().deviceId().equals(leaf(1))) {
+                        sourceLeafStage = i;
+                    }
+                }
+            }
+        }
+        assertTrue(lastAdd < firstRemove, "every add before any remove: " + ops);
+        assertTrue(newSpineStage >= 0 && newSpineStage < sourceLeafStage,
+                "the new spine is ready before the source leaf switches to it: " + ops);
+        h.flows.ackAll();
+        assertTrue(h.flows.rulesOn(spine(s)).isEmpty(), "the old spine keeps nothing");
+        assertEquals(once(hostId(2, 1)), deliver(h.get(g.id())));
+    }
+
+    @Test
+    void spineDownMovesTreesToTheOtherSpine() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1, 4, 2);
+        int s = spineFrom(g, leaf(1));
+        h.fabric.deviceDown(spine(s));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertTrue(h.flows.rulesOn(spine(s)).isEmpty());
+        assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
+    }
+
+    @Test
+    void leafCutOffDegradesTheGroupAndKeepsTheRestInstalled() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1, 3, 1);
+        h.fabric.linkDown(3, 1);
+        h.fabric.linkDown(3, 2);
+        h.flows.ackAll();
+        P2mpGroup degraded = h.get(g.id());
+        assertEquals(GroupState.DEGRADED, degraded.state());
+        assertEquals(Set.of(Endpoint.of(hostId(3, 1))), degraded.unreachable());
+        assertTrue(degraded.reason().contains(hostId(3, 1)), degraded.reason());
+        assertTrue(h.flows.rulesOn(leaf(3)).isEmpty());
+        assertEquals(once(hostId(2, 1)), deliver(degraded));
+    }
+
+    @Test
+    void hostMoveRecompilesItsGroups() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1);
+        P2mpGroup other = group("g2", 3, 1, 4, 1);
+        h.fabric.moveHost(2, 1, leaf(4), 7);
+        assertEquals(other, h.get(other.id()));
+        h.flows.ackAll();
+        P2mpGroup moved = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, moved.state());
+        assertTrue(h.flows.rulesOn(leaf(2)).isEmpty(), "leaf 2 has no receiver left");
+        assertEquals(once(hostId(2, 1)), deliver(moved));
+        assertNotEquals(0, h.flows.rulesOn(leaf(4)).size());
+    }
+
+    @Test
+    void eventsForOtherInstancesGroupsAreIgnored() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1);
+        int s = spineFrom(g, leaf(1));
+        int batches = h.flows.batches().size();
+        h.mine = id -> false;
+        h.fabric.linkDown(1, s);
+        assertEquals(batches, h.flows.batches().size());
+    }
+}

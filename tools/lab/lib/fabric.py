@@ -100,10 +100,10 @@ def down(fabric_file=None):
         for b in bridges:
             cmd += ["--", "--if-exists", "del-br", b]
         run(cmd, check=False)
-    batch = "".join("netns delete %s\n" % n for n in namespaces
-                    if os.path.exists("/run/netns/" + n))
-    # deleting a namespace deletes its veth end, which takes the root end with it
-    batch += "".join("link delete %s\n" % v for v in veths)
+    # deleting the root end deletes the pair at once; a namespace's own cleanup is asynchronous
+    batch = "".join("link delete %s\n" % v for v in veths)
+    batch += "".join("netns delete %s\n" % n for n in namespaces
+                     if os.path.exists("/run/netns/" + n))
     if batch:
         run(["ip", "-force", "-batch", "-"], stdin=batch, check=False)
     left = existing_lab()

@@ -1,0 +1,23 @@
+package org.mcast4ai.cli;
+
+import org.apache.karaf.shell.api.action.lifecycle.Reference;
+import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.mcast4ai.api.P2mpGroupService;
+import org.onosproject.cli.AbstractChoicesCompleter;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** Completes group ids. */
+@Service
+public class GroupIdCompleter extends AbstractChoicesCompleter {
+
+    /** The group service. */
+    @Reference
+    protected P2mpGroupService groupService;
+
+    @Override
+    protected List<String> choices() {
+        return groupService.getGroups().stream().map(g -> g.id().toString()).collect(Collectors.toList());
+    }
+}

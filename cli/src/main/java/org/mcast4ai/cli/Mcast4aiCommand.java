@@ -1,0 +1,82 @@
+package org.mcast4ai.cli;
+
+import org.apache.karaf.shell.api.action.lifecycle.Reference;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.P2mpGroupAdminService;
+import org.onosproject.cli.AbstractShellCommand;
+import org.onosproject.codec.CodecService;
+import org.onosproject.codec.JsonCodec;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Base of the mcast4ai commands: the group and codec services are injected by Karaf (so a test can set
+ * them), JSON output goes through the registered codecs, and a refused request prints one line, the
+ * service's message, never a stack trace.
+ */
+public abstract class Mcast4aiCommand extends AbstractShellCommand {
+
+    /** The group service. */
+    @Reference
+    protected P2mpGroupAdminService groupService;
+
+    /** The ONOS codec service, holding the mcast4ai codecs. */
+    @Reference
+    protected CodecService codecService;
+
+    @Override
+    public <T> JsonCodec<T> codec(Class<T> entityClass) {
+        return codecService.getCodec(entityClass);
+    }
+
+    @Override
+    protected final void doExecute() {
+        try {
+            run();
+        } catch (GroupException | IllegalArgumentException e) {
+            error("Error: %s", e.getMessage());
+        }
+    }
+
+    /** Does the command's work; a {@link GroupException} becomes a one-line error. */
+    protected abstract void run();
+
+    /**
+     * Parses endpoints written as {@code host}, {@code host#qpn} or {@code host#qpn=N}.
+     *
+     * @param texts the arguments
+     * @return the endpoints, in order
+     * @throws GroupException INVALID on a malformed QPN or a repeated endpoint
+     */
+    static Set<Endpoint> endpoints(List<String> texts) {
+        Set<Endpoint> out = new LinkedHashSet<>();
+        for (String t : texts) {
+            Endpoint e = endpoint(t);
+            if (!out.add(e)) {
+                throw GroupException.invalid("receiver " + e + " is listed more than once");
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param text {@code host}, {@code host#qpn} or {@code host#qpn=N}
+     * @return the endpoint
+     */
+    static Endpoint endpoint(String text) {
+        int hash = text.lastIndexOf('#');
+        if (hash < 0) {
+            return Endpoint.of(text);
+        }
+        String qpn = text.substring(hash + 1);
+        qpn = qpn.startsWith("qpn=") ? qpn.substring(4) : qpn;
+        try {
+            return Endpoint.of(text.substring(0, hash), Integer.parseInt(qpn));
+        } catch (NumberFormatException e) {
+            throw GroupException.invalid("'" + text + "': the QPN after '#' must be a number");
+        }
+    }
+}

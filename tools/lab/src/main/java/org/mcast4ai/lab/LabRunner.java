@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
  * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181]}: hosts the
  * mcast4ai components over an Open vSwitch lab fabric and serves the REST API at
  * {@code http://127.0.0.1:PORT/onos/mcast4ai/} until SIGTERM or Ctrl-C.
+ * {@code java -jar mcast4ai-lab.jar bench --fabric F} runs the setup measurements ({@link SetupBench}).
  */
 public final class LabRunner {
 
@@ -18,9 +19,14 @@ public final class LabRunner {
     /**
      * Runs the lab.
      *
-     * @param args command line
+     * @param args command line; {@code bench ARGS} runs {@link SetupBench} instead
+     * @throws Exception if the benchmark fails
      */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("bench")) {
+            SetupBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Path fabricFile = null;
         int port = 8181;
         try {

@@ -78,6 +78,21 @@ final class LabHarness {
         return run(List.of("ovs-vsctl", "--timeout=5", "show"), 10).code == 0;
     }
 
+    /**
+     * The lab is one machine-wide resource ({@code fabric up} removes any previous lab): wait a while
+     * for a lab someone else is using (m4 bridges) to go away before building ours.
+     */
+    static void waitForNoOtherLab(long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < deadline) {
+            Run r = run(List.of("ovs-vsctl", "--timeout=5", "list-br"), 10);
+            if (r.code != 0 || r.out.lines().noneMatch(b -> b.startsWith("m4"))) {
+                return;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

@@ -1,0 +1,138 @@
+package org.mcast4ai.lab;
+
+import org.junit.jupiter.api.Test;
+import org.onlab.packet.MacAddress;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.TrafficTreatment;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OvsFlowRuleServiceTest {
+
+    private static final DeviceId LEAF = DeviceId.deviceId("of:0000000000000101");
+    private static final DeviceId SPINE = DeviceId.deviceId("of:0000000000000201");
+
+    private final LabFabric fabric = new LabFabric("t",
+            List.of(new LabFabric.Switch("leaf1", "m4leaf1", "0000000000000101", LEAF.toString(), "LEAF"),
+                    new LabFabric.Switch("spine1", "m4spine1", "0000000000000201", SPINE.toString(), "SPINE")),
+            List.of(new LabFabric.Link(LEAF.toString(), 3, "m4leaf1", SPINE.toString(), 1, "m4spine1")),
+            List.of());
+
+    /** ovs-ofctl stand-in: records calls, refuses bundles for the bridges listed. */
+    private static final class FakeOfctl implements Ofctl {
+        final List<List<String>> calls = new ArrayList<>();
+        final List<String> inputs = new ArrayList<>();
+        Set<String> refuse = Set.of();
+
+        @Override
+        public Result run(List<String> args, String stdin) {
+            calls.add(args);
+            inputs.add(stdin);
+            return refuse.contains(args.get(2)) ? new Result(1, "", "Error OFPBAC_BAD_OUT_GROUP for: ...")
+                    : new Result(0, "", "");
+        }
+    }
+
+    private static final class Outcome implements FlowRuleOperationsContext {
+        FlowRuleOperations ok;
+        FlowRuleOperations failed;
+
+        @Override
+        public void onSuccess(FlowRuleOperations ops) {
+            ok = ops;
+        }
+
+        @Override
+        public void onError(FlowRuleOperations ops) {
+            failed = ops;
+        }
+    }
+
+    private static FlowRule rule(DeviceId d, int inPort, PortNumber... outs) {
+        TrafficTreatment.Builder t = DefaultTrafficTreatment.builder();
+        for (PortNumber o : outs) {
+            t.setOutput(o);
+        }
+        return DefaultFlowRule.builder().forDevice(d).fromApp(new DefaultApplicationId(1, "t")).withPriority(100)
+                .withSelector(DefaultTrafficSelector.builder().matchInPort(PortNumber.portNumber(inPort)).build())
+                .withTreatment(t.build()).makePermanent().build();
+    }
+
+    @Test
+    void oneBundlePerBridgePerStageAndSuccessAfterAllStages() {
+        FakeOfctl ofctl = new FakeOfctl();
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, Runnable::run);
+        Outcome outcome = new Outcome();
+        FlowRule a = rule(LEAF, 1, PortNumber.portNumber(2), PortNumber.portNumber(3));
+        FlowRule b = rule(LEAF, 2, PortNumber.portNumber(3));
+        FlowRule c = rule(SPINE, 1, PortNumber.portNumber(2));
+        service.apply(FlowRuleOperations.builder().add(a).add(b).add(c).newStage().remove(b).build(outcome));
+
+        assertEquals(3, ofctl.calls.size(), "stage 1: leaf + spine, stage 2: leaf");
+        assertEquals(List.of("--bundle", "add-flows", "m4leaf1", "-"), ofctl.calls.get(0).subList(0, 4));
+        assertEquals(2, ofctl.inputs.get(0).lines().filter(l -> l.startsWith("add ")).count());
+        assertTrue(ofctl.inputs.get(2).startsWith("delete_strict "), ofctl.inputs.get(2));
+        assertTrue(outcome.ok != null && outcome.failed == null);
+        assertEquals(Set.of(a.id()), collectIds(service.getFlowEntries(LEAF)));
+    }
+
+    @Test
+    void refusedBundleFailsOnlyItsRulesAndStopsLaterStages() {
+        FakeOfctl ofctl = new FakeOfctl();
+        ofctl.refuse = Set.of("m4spine1");
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, Runnable::run);
+        Outcome outcome = new Outcome();
+        FlowRule a = rule(LEAF, 1, PortNumber.portNumber(3));
+        FlowRule c = rule(SPINE, 1, PortNumber.portNumber(2));
+        service.apply(FlowRuleOperations.builder().add(a).add(c).newStage()
+                              .add(rule(LEAF, 2, PortNumber.portNumber(3))).build(outcome));
+
+        assertNull(outcome.ok);
+        assertEquals(Set.of(c), outcome.failed.stages().stream().flatMap(Set::stream)
+                .map(FlowRuleOperation::rule).collect(Collectors.toSet()));
+        assertEquals(2, ofctl.calls.size(), "the second stage is not sent");
+        assertTrue(service.failure(c).orElseThrow().contains("OFPBAC_BAD_OUT_GROUP"));
+        assertEquals(FlowEntry.FlowEntryState.FAILED, service.getFlowEntry(c).state());
+        assertEquals(FlowEntry.FlowEntryState.ADDED, service.getFlowEntry(a).state());
+    }
+
+    @Test
+    void untranslatableRuleIsRefusedWithoutCallingTheSwitch() {
+        FakeOfctl ofctl = new FakeOfctl();
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, Runnable::run);
+        Outcome outcome = new Outcome();
+        FlowRule bad = DefaultFlowRule.builder().forDevice(LEAF).fromApp(new DefaultApplicationId(1, "t"))
+                .withPriority(100).makePermanent()
+                .withSelector(DefaultTrafficSelector.builder().matchEthDstMasked(
+                        MacAddress.valueOf("01:00:5e:00:00:01"), MacAddress.valueOf("ff:ff:ff:00:00:00")).build())
+                .withTreatment(DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(2)).build())
+                .build();
+        service.apply(FlowRuleOperations.builder().add(bad).build(outcome));
+        assertTrue(ofctl.calls.isEmpty());
+        assertTrue(outcome.failed != null && outcome.ok == null);
+        assertTrue(service.failure(bad).orElseThrow().contains("OFPBMC_BAD_WILDCARDS"));
+    }
+
+    private static Set<Object> collectIds(Iterable<FlowEntry> entries) {
+        Set<Object> ids = new java.util.HashSet<>();
+        entries.forEach(e -> ids.add(e.id()));
+        return ids;
+    }
+}

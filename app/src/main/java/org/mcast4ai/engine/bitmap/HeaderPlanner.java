@@ -20,6 +20,9 @@ public final class HeaderPlanner {
     /** The smallest budget accepted: any single leaf fits (a LEAF header is at most 16 bytes). */
     public static final int MIN_MAX_BYTES = 64;
 
+    /** Groups smaller than this are sorted; larger ones go through a 65,536-bit set. */
+    private static final int SORT_BELOW = 256;
+
     private final HeaderCodec codec;
     private final FabricGeometry g;
     private final int maxBytes;
@@ -60,6 +63,9 @@ public final class HeaderPlanner {
      * @return one header per set (packet), in bit index order; empty if no receiver has a bit index
      */
     public List<BitmapHeader> planHosts(int[] hostBits, int[] receivers) {
+        if (receivers.length < SORT_BELOW) {
+            return planSorted(sortedDistinct(hostBits, receivers));
+        }
         long[] words = new long[(1 << FabricGeometry.INDEX_BITS) / 64];
         int n = 0;
         for (int r : receivers) {
@@ -79,6 +85,24 @@ public final class HeaderPlanner {
             }
         }
         return planSorted(bits);
+    }
+
+    private static int[] sortedDistinct(int[] hostBits, int[] receivers) {
+        int[] bits = new int[receivers.length];
+        int n = 0;
+        for (int r : receivers) {
+            if (hostBits[r] >= 0) {
+                bits[n++] = hostBits[r];
+            }
+        }
+        Arrays.sort(bits, 0, n);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (k == 0 || bits[k - 1] != bits[i]) {
+                bits[k++] = bits[i];
+            }
+        }
+        return k == bits.length ? bits : Arrays.copyOf(bits, k);
     }
 
     /**

@@ -41,6 +41,8 @@ public final class Lab implements AutoCloseable {
     private final ServiceRegistry registry = new ServiceRegistry();
     private final ExecutorService ovsExecutor =
             Executors.newSingleThreadExecutor(groupedThreads("mcast4ai-lab", "ovs-%d"));
+    private final ExecutorService switchPool =
+            Executors.newCachedThreadPool(groupedThreads("mcast4ai-lab", "switch-%d"));
     private final LabLinkService linkService;
     private final OvsFlowRuleService flowRuleService;
     private final OvsGroupService groupService;
@@ -51,7 +53,7 @@ public final class Lab implements AutoCloseable {
     private Lab(LabFabric fabric, Ofctl ofctl) {
         this.fabric = fabric;
         this.linkService = new LabLinkService(fabric);
-        this.flowRuleService = new OvsFlowRuleService(fabric, ofctl, ovsExecutor);
+        this.flowRuleService = new OvsFlowRuleService(fabric, ofctl, ovsExecutor, switchPool);
         this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor);
         registry.register(CoreService.class, new LabCoreService())
                 .register(StorageService.class, new TestStorageService())
@@ -155,6 +157,7 @@ public final class Lab implements AutoCloseable {
         host.close();
         events.close();
         ovsExecutor.shutdown();
+        switchPool.shutdown();
         try {
             ovsExecutor.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

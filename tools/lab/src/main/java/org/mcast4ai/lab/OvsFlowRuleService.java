@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
@@ -51,6 +52,7 @@ public class OvsFlowRuleService implements FlowRuleService {
     private final Map<DeviceId, String> bridges;
     private final Ofctl ofctl;
     private final Executor executor;
+    private final Executor switchPool;
     private final Map<DeviceId, Map<FlowId, FlowEntry>> entries = new ConcurrentHashMap<>();
     private final Map<FlowId, String> failures = new ConcurrentHashMap<>();
     private final ListenerRegistry<FlowRuleEvent, FlowRuleListener> listeners = new ListenerRegistry<>();
@@ -61,13 +63,31 @@ public class OvsFlowRuleService implements FlowRuleService {
      *
      * @param fabric   lab fabric (device id to bridge)
      * @param ofctl    ovs-ofctl runner
-     * @param executor executor that runs batches in submission order (single thread)
+     * @param executor executor that runs batches in submission order (single thread); the switches
+     *                 of a stage are then programmed one after another
      */
     public OvsFlowRuleService(LabFabric fabric, Ofctl ofctl, Executor executor) {
         this.bridges = fabric.switches().stream().collect(Collectors.toMap(
                 s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
         this.ofctl = ofctl;
         this.executor = executor;
+        this.switchPool = Runnable::run;
+    }
+
+    /**
+     * Creates the service with an explicit pool for the per-switch calls of a stage.
+     *
+     * @param fabric     lab fabric (device id to bridge)
+     * @param ofctl      ovs-ofctl runner
+     * @param executor   executor that runs batches in submission order (single thread)
+     * @param switchPool executor for the parallel per-switch calls inside a stage
+     */
+    public OvsFlowRuleService(LabFabric fabric, Ofctl ofctl, Executor executor, Executor switchPool) {
+        this.bridges = fabric.switches().stream().collect(Collectors.toMap(
+                s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
+        this.ofctl = ofctl;
+        this.executor = executor;
+        this.switchPool = switchPool;
     }
 
     /**
@@ -131,8 +151,14 @@ public class OvsFlowRuleService implements FlowRuleService {
     private List<FlowRuleOperation> executeStage(Set<FlowRuleOperation> stage) {
         Map<DeviceId, List<FlowRuleOperation>> byDevice = new LinkedHashMap<>();
         stage.forEach(op -> byDevice.computeIfAbsent(op.rule().deviceId(), d -> new ArrayList<>()).add(op));
+        // the switches of a stage are programmed in parallel (as ONOS sends to each switch at once); the stage
+        // ends when every switch answered
+        List<CompletableFuture<List<FlowRuleOperation>>> answers = new ArrayList<>();
+        byDevice.forEach((device, deviceOps) -> answers.add(byDevice.size() == 1
+                ? CompletableFuture.completedFuture(executeOnDevice(device, deviceOps))
+                : CompletableFuture.supplyAsync(() -> executeOnDevice(device, deviceOps), switchPool)));
         List<FlowRuleOperation> failed = new ArrayList<>();
-        byDevice.forEach((device, deviceOps) -> failed.addAll(executeOnDevice(device, deviceOps)));
+        answers.forEach(a -> failed.addAll(a.join()));
         return failed;
     }
 

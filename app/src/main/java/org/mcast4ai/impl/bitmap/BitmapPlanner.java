@@ -278,8 +278,12 @@ public final class BitmapPlanner {
     }
 
     /**
-     * The per-group rules on the source leaf: the full-group stamp for frames with the source host's own
-     * address (when known) at the group's priority, and the subset check one below it.
+     * The per-group rules on the source leaf: the subset check at the group's priority (a frame whose source
+     * address is a bitmap within the group passes unchanged) and, one below it, the full-group stamp for
+     * frames carrying the source host's own address (when known). A sender that stamps always gets exactly
+     * the subset it stamped; an unmodified sender gets the whole group, unless its own address happens to
+     * decode as a subset of the group (only possible for a locally administered address, see
+     * {@link BitmapStamp#ownAddressIsASubset()}).
      *
      * @param stamp the group's stamp
      * @return one or two rules, all on {@link BitmapStamp#device()}
@@ -289,15 +293,15 @@ public final class BitmapPlanner {
         int goTo = stamp.goesUp() ? chainBase : chainBase + 1;
         int high = Math.max(stamp.priority(), ENTRY_PRIORITY + 2);
         IpPrefix dst = IpPrefix.valueOf(stamp.address(), IpPrefix.MAX_INET_MASK_LENGTH);
-        if (stamp.sourceMac() != null) {
-            TrafficTreatment.Builder t = DefaultTrafficTreatment.builder().setEthSrc(stamp.groupMac());
-            out.add(rule(stamp.device(), entryTable, high, groupSelector(stamp, dst)
-                    .matchEthSrc(stamp.sourceMac()).build(), finish(t, stamp, goTo)));
-        }
         MacAddress[] subset = EthSrcBitmap.subsetOf(stamp.bits());
-        out.add(rule(stamp.device(), entryTable, high - 1, groupSelector(stamp, dst)
+        out.add(rule(stamp.device(), entryTable, high, groupSelector(stamp, dst)
                 .matchEthSrcMasked(subset[0], subset[1]).build(),
                 finish(DefaultTrafficTreatment.builder(), stamp, goTo)));
+        if (stamp.sourceMac() != null) {
+            TrafficTreatment.Builder t = DefaultTrafficTreatment.builder().setEthSrc(stamp.groupMac());
+            out.add(rule(stamp.device(), entryTable, high - 1, groupSelector(stamp, dst)
+                    .matchEthSrc(stamp.sourceMac()).build(), finish(t, stamp, goTo)));
+        }
         return out;
     }
 

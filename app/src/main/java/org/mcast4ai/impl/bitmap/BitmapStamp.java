@@ -18,10 +18,11 @@ import java.util.Objects;
  *
  * <p>The source leaf gets two rules for the group's packets from the source host's port:
  * <ul>
+ *   <li>frames whose source address is already a bitmap within the group's bits (a sender addressing a
+ *       subset per packet, MoE top-K): passed on unchanged, no switch write per packet (checked first, so a
+ *       sender that stamps always gets exactly what it stamped);</li>
  *   <li>frames carrying the source host's own address (an unmodified sender): the leaf writes the whole
  *       group's bitmap into the Ethernet source (switch-stamped);</li>
- *   <li>frames whose source address is already a bitmap within the group's bits (a sender addressing a
- *       subset per packet, MoE top-K): passed on unchanged, no switch write per packet;</li>
  * </ul>
  * anything else (a bitmap naming a receiver outside the group) matches neither and is dropped at the source
  * leaf. Both rules also write the group's uplink choice into the metadata, which the leaf's static up table
@@ -185,6 +186,20 @@ public final class BitmapStamp {
     /** @return the source host's own address, or null */
     public MacAddress sourceMac() {
         return sourceMac;
+    }
+
+    /**
+     * True when the source host's own address decodes as a subset of the group: then an unmodified sender
+     * reaches only that subset, not the whole group. Vendor (universally administered) addresses never do.
+     *
+     * @return true if the full-group stamp is shadowed for this source
+     */
+    public boolean ownAddressIsASubset() {
+        if (sourceMac == null) {
+            return false;
+        }
+        MacAddress[] subset = EthSrcBitmap.subsetOf(bits);
+        return (sourceMac.toLong() & subset[1].toLong()) == subset[0].toLong();
     }
 
     /** @return rule priority */

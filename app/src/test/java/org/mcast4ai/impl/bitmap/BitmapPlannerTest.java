@@ -117,7 +117,8 @@ class BitmapPlannerTest {
     @Test
     void groupCompileReportsWhatDoesNotFit() {
         BitmapLayout big = BitmapLayout.of(BitmapFabrics.leafSpine(2, 12, 4));
-        BitmapStamp.Result r = compile(big, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", 0);
+        BitmapStamp.Result r = compile(big, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)),
+                "239.1.1.1", 0);
         assertNull(r.stamp());
         assertTrue(r.failure().contains("46"), r.failure());
         BitmapLayout small = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));

@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=3.0,
                     help="longest wait after the last packet is sent")
     ap.add_argument("--pretty", action="store_true", help="indented JSON")
+    ap.add_argument("--src-mac", default=None,
+                    help="Ethernet source to send with (a BITMAP receiver subset); default the host's")
     a = ap.parse_args()
     try:
         fabric = capture.load_fabric(a.fabric)

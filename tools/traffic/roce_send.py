@@ -29,10 +29,12 @@ def main():
     ap.add_argument("--gap-us", type=int, default=200, help="pause between packets")
     ap.add_argument("--payload-size", type=int, default=64)
     ap.add_argument("--src-ip", default=None, help="source IPv4 (default: the interface's)")
+    ap.add_argument("--src-mac", default=None,
+                    help="Ethernet source (default: the interface's); a BITMAP sender stamps its subset here")
     a = ap.parse_args()
     try:
         out = sender.send(a.ns, a.iface, a.group, a.count, a.qpn, a.psn_start, a.opcode,
-                          a.gap_us, a.payload_size, a.src_ip)
+                          a.gap_us, a.payload_size, a.src_ip, a.src_mac)
     except (OSError, ValueError, LookupError) as e:
         print("roce_send: %s" % e, file=sys.stderr)
         return 2

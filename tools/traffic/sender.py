@@ -8,8 +8,11 @@ import roce
 
 
 def send(ns, iface, group, count, qpn, psn_start=None, opcode="ud", gap_us=200,
-         payload_size=64, src_ip=None):
+         payload_size=64, src_ip=None, src_mac=None):
     """Send `count` packets with PSNs psn_start, psn_start+1, ... (24-bit, wrapping).
+
+    src_mac, if given, replaces the interface's address as the Ethernet source (a BITMAP sender
+    stamps its receiver subset there).
 
     Returns a dict describing what was sent (the PSN list included).
     """
@@ -19,7 +22,8 @@ def send(ns, iface, group, count, qpn, psn_start=None, opcode="ud", gap_us=200,
         psn_start = random.randrange(1 << 24)
     sock = netns.packet_socket(ns, iface, rcvbuf=1 << 16)
     try:
-        src_mac = netns.iface_mac(sock, iface)
+        if src_mac is None:
+            src_mac = netns.iface_mac(sock, iface)
         if src_ip is None:
             src_ip = netns.iface_ipv4(ns, iface)
         psns = [(psn_start + i) & 0xFFFFFF for i in range(count)]

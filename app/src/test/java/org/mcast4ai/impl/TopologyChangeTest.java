@@ -128,6 +128,9 @@ class TopologyChangeTest {
                 "the new spine is ready before the source leaf switches to it: " + ops);
         h.flows.ackAll();
         assertTrue(h.flows.rulesOn(spine(s)).isEmpty(), "the old spine keeps nothing");
+        assertEquals(1, h.flows.rulesOn(leaf(2)).size(),
+                "leaf 2's rule for the old in port is removed, not left beside the new one");
+        assertEquals(3, h.flows.allRules().size());
         assertEquals(once(hostId(2, 1)), deliver(h.get(g.id())));
     }
 

@@ -1,0 +1,155 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupEvent;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.ReplicationMode;
+import org.onlab.packet.IpAddress;
+import org.onlab.packet.IpPrefix;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.store.service.Serializer;
+import org.onosproject.store.service.TestStorageService;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Id, key and address allocation, freeing on removal, events, and the Kryo namespace. */
+class DistributedP2mpGroupStoreTest {
+    private static final IpPrefix POOL = IpPrefix.valueOf("239.5.0.0/29");
+
+    private DistributedP2mpGroupStore store;
+    private final List<P2mpGroupEvent> events = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        store = new DistributedP2mpGroupStore();
+        store.storageService = new TestStorageService();
+        store.activate();
+        store.setDelegate(events::add);
+    }
+
+    private static P2mpGroupRequest request(String tenant, String name) {
+        return P2mpGroupRequest.builder().key(GroupKey.of(tenant, name)).source(Endpoint.of("10.0.0.1"))
+                .addReceiver(Endpoint.of("10.0.0.2", 17)).addReceiver(Endpoint.of("00:00:00:00:00:03"))
+                .mode(ReplicationMode.TREE).build();
+    }
+
+    @Test
+    void allocatesDistinctIdsAndAddressesFromThePool() {
+        Set<IpAddress> addresses = new HashSet<>();
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < 8; i++) {
+            P2mpGroup g = store.create(request("t", "g" + i), POOL, 1000L);
+            assertTrue(POOL.contains(g.address()), g.address().toString());
+            assertTrue(addresses.add(g.address()), "address reused: " + g.address());
+            assertTrue(ids.add(g.id().value()));
+            assertEquals(GroupState.SUBMITTED, g.state());
+        }
+        GroupException e = assertThrows(GroupException.class, () -> store.create(request("t", "g8"), POOL, 1L));
+        assertEquals(GroupException.Kind.LIMIT, e.kind());
+        assertFalse(store.get(GroupKey.of("t", "g8")).isPresent(), "a refused group leaves no key behind");
+    }
+
+    @Test
+    void removalFreesKeyAndAddress() {
+        P2mpGroup g = store.create(request("t", "a"), POOL, 1L);
+        store.setInstalledPlan(g.id(), plan());
+        store.setUncertainPlan(g.id(), plan());
+        assertEquals(g, store.remove(g.id()).orElseThrow());
+        assertTrue(store.get(g.id()).isEmpty());
+        assertTrue(store.installedPlan(g.id()).branches().isEmpty());
+        assertTrue(store.uncertainPlan(g.id()).branches().isEmpty());
+        P2mpGroup again = store.create(request("t", "a"), IpPrefix.valueOf(g.address(), 32), 2L);
+        assertEquals(g.address(), again.address());
+        assertTrue(again.id().value() > g.id().value(), "ids are never reused");
+    }
+
+    @Test
+    void duplicateKeyIsAConflictAndLeaksNoAddress() {
+        IpPrefix one = IpPrefix.valueOf("239.5.0.9/32");
+        store.create(request("t", "a"), POOL, 1L);
+        GroupException e = assertThrows(GroupException.class, () -> store.create(request("t", "a"), one, 1L));
+        assertEquals(GroupException.Kind.CONFLICT, e.kind());
+        assertEquals(IpAddress.valueOf("239.5.0.9"), store.create(request("t", "b"), one, 1L).address());
+    }
+
+    @Test
+    void countsGroupsPerTenant() {
+        store.create(request("t1", "a"), POOL, 1L);
+        store.create(request("t1", "b"), POOL, 1L);
+        store.create(request("t2", "a"), POOL, 1L);
+        assertEquals(2, store.tenantGroupCount("t1"));
+        assertEquals(1, store.tenantGroupCount("t2"));
+        assertEquals(0, store.tenantGroupCount("t"));
+    }
+
+    @Test
+    void mapChangesBecomeGroupEvents() {
+        P2mpGroup g = store.create(request("t", "a"), POOL, 1L);
+        store.update(g.id(), cur -> cur.withState(GroupState.COMPILING, 2L, ""));
+        store.update(g.id(), cur -> cur.withRequest(cur.request().toBuilder()
+                .addReceiver(Endpoint.of("10.0.0.9")).build()));
+        store.update(g.id(), cur -> cur);
+        store.remove(g.id());
+        assertEquals(List.of(P2mpGroupEvent.Type.GROUP_ADDED, P2mpGroupEvent.Type.GROUP_STATE_CHANGED,
+                P2mpGroupEvent.Type.GROUP_UPDATED, P2mpGroupEvent.Type.GROUP_REMOVED),
+                events.stream().map(P2mpGroupEvent::type).collect(java.util.stream.Collectors.toList()));
+    }
+
+    @Test
+    void refusedUpdateWritesNothing() {
+        P2mpGroup g = store.create(request("t", "a"), POOL, 1L);
+        assertThrows(GroupException.class, () -> store.update(g.id(), cur -> {
+            throw GroupException.conflict("no");
+        }));
+        assertEquals(g, store.get(g.id()).orElseThrow());
+    }
+
+    private static GroupPlan plan() {
+        DeviceId a = DeviceId.deviceId("of:0000000000000201");
+        DeviceId b = DeviceId.deviceId("of:0000000000000101");
+        return new GroupPlan(ImmutableMap.of(
+                a, new GroupPlan.Branch(PortNumber.portNumber(1), ImmutableSet.of(PortNumber.portNumber(3),
+                        PortNumber.portNumber(2))),
+                b, new GroupPlan.Branch(PortNumber.portNumber(1), ImmutableSet.of(PortNumber.portNumber(2)))),
+                List.<ConnectPoint[]>of(new ConnectPoint[]{new ConnectPoint(a, PortNumber.portNumber(3)),
+                        new ConnectPoint(b, PortNumber.portNumber(1))}));
+    }
+
+    @Test
+    void kryoNamespaceRoundTripsGroupsAndPlans() {
+        Serializer s = Serializer.using(P2mpSerializers.API);
+        P2mpGroup g = store.create(request("t", "a"), POOL, 1L)
+                .withEffectiveMode(ReplicationMode.TREE, "why")
+                .withUnreachable(ImmutableSet.of(Endpoint.of("10.0.0.2", 17)))
+                .withState(GroupState.DEGRADED, 5L, "one unreachable");
+        P2mpGroup back = s.decode(s.encode(g));
+        assertEquals(g, back);
+        assertEquals(g.history(), back.history());
+        assertEquals(g.request(), back.request());
+
+        GroupPlan p = plan();
+        GroupPlan copy = s.decode(s.encode(p));
+        assertEquals(p, copy);
+        assertTrue(copy.changedDevices(p).isEmpty());
+        assertEquals(p.links().get(0)[1], copy.links().get(0)[1]);
+    }
+}

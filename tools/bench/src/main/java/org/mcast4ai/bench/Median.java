@@ -43,11 +43,11 @@ final class Median {
     static Timing measure(Task task, int minRuns, long budgetNs) {
         long warmEnd = System.nanoTime() + budgetNs / 2;
         int warm = 0;
-        long warmNs = 0;
+        long warmNs = Long.MAX_VALUE;
         while (warm < Math.max(1, minRuns / 2) || System.nanoTime() < warmEnd) {
             long t0 = System.nanoTime();
             sink += task.run();
-            warmNs = System.nanoTime() - t0;
+            warmNs = Math.min(warmNs, System.nanoTime() - t0);   // the fastest run: preemption only adds
             warm++;
         }
         int reps = (int) Math.max(1, Math.min(10_000, MIN_SAMPLE_NS / Math.max(1, warmNs)));

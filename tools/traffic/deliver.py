@@ -99,7 +99,7 @@ def run(a, fabric, src, members, cap):
     t0 = time.monotonic()
     with cap:
         sent = sender.send(src["ns"], src["iface"], a.group, a.count, a.qpn, a.psn_start,
-                           a.opcode, a.gap_us, src_ip=src["ip"])
+                           a.opcode, a.gap_us, src_ip=src["ip"], src_mac=a.src_mac)
         t_sent = time.monotonic()
         want = set(sent["psns"])
         deadline = t_sent + a.timeout

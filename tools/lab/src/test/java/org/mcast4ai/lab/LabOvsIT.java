@@ -212,12 +212,67 @@ class LabOvsIT {
             Map<org.onosproject.net.flow.FlowId, String> failures = lab.flows().failures();
             assertTrue(!failures.isEmpty() && failures.values().stream()
                     .allMatch(msg -> msg.contains("OFPBAC_BAD_OUT_GROUP")), failures.toString());
-            rest.call("DELETE", "groups/" + id + "?purge=true", null, 200);
+            lab.flows().setRuleHook(null);
+            rest.call("DELETE", "groups/" + id, null, 200);
+            assertEquals("WITHDRAWN", rest.await(id, 20_000).path("state").asText());
         } finally {
             lab.flows().setRuleHook(null);
         }
         for (LabFabric.Switch sw : lab.fabric().switches()) {
             assertEquals(List.of(), flows(sw.bridge()), sw.bridge());
         }
+    }
+
+    @Test
+    @Order(6)
+    void groupsOfEveryMappedTypeReachTheSwitchAndGoAway() throws Exception {
+        org.onosproject.net.DeviceId leaf1 = org.onosproject.net.DeviceId.deviceId("of:0000000000000101");
+        org.onosproject.core.ApplicationId app = new org.onosproject.core.DefaultApplicationId(1, "it");
+        java.util.concurrent.BlockingQueue<org.onosproject.net.group.GroupEvent> events =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        lab.groups().addListener(events::add);
+        org.onosproject.net.flow.TrafficTreatment out2 = DefaultTrafficTreatment.builder()
+                .setOutput(org.onosproject.net.PortNumber.portNumber(2)).build();
+        org.onosproject.net.flow.TrafficTreatment rewrite3 = DefaultTrafficTreatment.builder()
+                .setEthSrc(MacAddress.valueOf("02:00:00:00:00:09"))
+                .setOutput(org.onosproject.net.PortNumber.portNumber(3)).build();
+        List<org.onosproject.net.group.GroupDescription> descs = List.of(
+                new org.onosproject.net.group.DefaultGroupDescription(leaf1,
+                        org.onosproject.net.group.GroupDescription.Type.ALL,
+                        new org.onosproject.net.group.GroupBuckets(List.of(
+                                org.onosproject.net.group.DefaultGroupBucket.createAllGroupBucket(out2),
+                                org.onosproject.net.group.DefaultGroupBucket.createAllGroupBucket(rewrite3))),
+                        new org.onosproject.net.group.DefaultGroupKey(new byte[]{1}), null, app),
+                new org.onosproject.net.group.DefaultGroupDescription(leaf1,
+                        org.onosproject.net.group.GroupDescription.Type.INDIRECT,
+                        new org.onosproject.net.group.GroupBuckets(List.of(
+                                org.onosproject.net.group.DefaultGroupBucket.createIndirectGroupBucket(rewrite3))),
+                        new org.onosproject.net.group.DefaultGroupKey(new byte[]{2}), null, app),
+                new org.onosproject.net.group.DefaultGroupDescription(leaf1,
+                        org.onosproject.net.group.GroupDescription.Type.SELECT,
+                        new org.onosproject.net.group.GroupBuckets(List.of(
+                                org.onosproject.net.group.DefaultGroupBucket.createSelectGroupBucket(out2),
+                                org.onosproject.net.group.DefaultGroupBucket.createSelectGroupBucket(rewrite3))),
+                        new org.onosproject.net.group.DefaultGroupKey(new byte[]{3}), null, app));
+        descs.forEach(lab.groups()::addGroup);
+        for (int i = 0; i < descs.size(); i++) {
+            org.onosproject.net.group.GroupEvent e = events.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(org.onosproject.net.group.GroupEvent.Type.GROUP_ADDED, e == null ? null : e.type(),
+                         String.valueOf(e));
+        }
+        String dump = run(List.of("ovs-ofctl", "-O", "OpenFlow13", "dump-groups", "m4leaf1"), 10).out;
+        assertTrue(dump.contains("type=all,bucket=actions=output:2,bucket=actions=set_field:02:00:00:00:00:09"
+                                         + "->eth_src,output:3"), dump);
+        assertTrue(dump.contains("type=indirect,bucket=actions=set_field:02:00:00:00:00:09->eth_src,output:3"), dump);
+        assertTrue(dump.contains("type=select"), dump);
+        for (org.onosproject.net.group.GroupDescription d : descs) {
+            lab.groups().removeGroup(leaf1, d.appCookie(), app);
+        }
+        for (int i = 0; i < descs.size(); i++) {
+            org.onosproject.net.group.GroupEvent e = events.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(org.onosproject.net.group.GroupEvent.Type.GROUP_REMOVED, e == null ? null : e.type());
+        }
+        dump = run(List.of("ovs-ofctl", "-O", "OpenFlow13", "dump-groups", "m4leaf1"), 10).out;
+        assertTrue(!dump.contains("group_id="), dump);
     }
 }

@@ -96,6 +96,17 @@ class GroupChangeCommandsTest extends CommandTestBase {
     }
 
     @Test
+    void purgeOfAGroupStillWithdrawingAsksToRepeat() throws Exception {
+        create("t1", "a", "10.0.0.2");
+        groups.withdrawAsynchronously(true);
+        assertEquals("Group 1 is WITHDRAWING; purge it again once it is WITHDRAWN\n", run(withdraw("1", true)).out);
+        assertEquals(1, groups.groupCount());
+        groups.completeWithdrawals();
+        assertEquals("Group 1 withdrawn and purged\n", run(withdraw("1", true)).out);
+        assertEquals(0, groups.groupCount());
+    }
+
+    @Test
     void recompilesALiveGroupOnly() throws Exception {
         create("t1", "a", "10.0.0.2");
         int before = stored(1).history().size();

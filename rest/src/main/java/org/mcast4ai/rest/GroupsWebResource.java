@@ -1,9 +1,5 @@
 package org.mcast4ai.rest;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.mcast4ai.api.Endpoint;
@@ -14,7 +10,6 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
-import org.mcast4ai.codec.P2mpGroupRequestCodec;
 import org.onlab.osgi.ServiceNotFoundException;
 import org.onosproject.codec.JsonCodec;
 import org.onosproject.rest.AbstractWebResource;
@@ -38,8 +33,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -49,10 +42,6 @@ import java.util.Set;
  */
 @Path("groups")
 public class GroupsWebResource extends AbstractWebResource {
-    private static final String RECEIVERS = "receivers";
-    private static final ObjectMapper STRICT = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     @Context
     private UriInfo uriInfo;
@@ -74,7 +63,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response createGroup(InputStream stream) throws IOException {
-        ObjectNode body = readObject(stream);
+        ObjectNode body = RequestBodies.object(stream);
         P2mpGroupRequest request = codecFor(P2mpGroupRequest.class).decode(body, this);
         P2mpGroup group = service().submit(request);
         URI location = uriInfo.getBaseUriBuilder().path("groups").path(group.id().toString()).build();
@@ -82,10 +71,12 @@ public class GroupsWebResource extends AbstractWebResource {
     }
 
     /**
-     * Lists groups in id order, optionally filtered; filters combine with AND.
-     * Returns {"groups": [...]}; 400 for an unknown state.
+     * Lists groups in id order, optionally filtered; filters combine with AND. A scheduler that knows
+     * its tenant and group name finds its group with ?tenant=...&amp;name=... (at most one).
+     * Returns {"groups": [...]}; 400 for an unknown state or a name without a tenant.
      *
      * @param tenant only groups of this tenant
+     * @param name   only the group of this name (needs tenant)
      * @param job    only groups of this scheduler job id
      * @param state  only groups in this state (SUBMITTED, COMPILING, INSTALLING, INSTALLED, DEGRADED, FAILED,
      *               WITHDRAWING, WITHDRAWN)
@@ -94,14 +85,19 @@ public class GroupsWebResource extends AbstractWebResource {
      */
     @GET
     @Produces(MediaType.APPLICATION_JSON)
-    public Response getGroups(@QueryParam("tenant") String tenant, @QueryParam("job") String job,
-                              @QueryParam("state") String state) {
+    public Response getGroups(@QueryParam("tenant") String tenant, @QueryParam("name") String name,
+                              @QueryParam("job") String job, @QueryParam("state") String state) {
         GroupState st = blank(state) ? null : parseState(state);
+        if (!blank(name) && blank(tenant)) {
+            throw GroupException.invalid("a name filter needs a tenant: ?tenant=...&name=...");
+        }
         ObjectNode root = mapper().createObjectNode();
         ArrayNode groups = root.putArray("groups");
         JsonCodec<P2mpGroup> codec = codecFor(P2mpGroup.class);
         for (P2mpGroup g : service().getGroups(blank(tenant) ? null : tenant, blank(job) ? null : job, st)) {
-            groups.add(codec.encode(g, this));
+            if (blank(name) || g.key().name().equals(name)) {
+                groups.add(codec.encode(g, this));
+            }
         }
         return ok(root).build();
     }
@@ -168,9 +164,9 @@ public class GroupsWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response addReceivers(@PathParam("id") String id, InputStream stream) throws IOException {
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        List<Endpoint> receivers = readReceivers(readObject(stream));
+        List<Endpoint> receivers = RequestBodies.receivers(RequestBodies.object(stream));
         existing(gid);
-        return ok(json(service().addReceivers(gid, distinct(receivers)))).build();
+        return ok(json(service().addReceivers(gid, RequestBodies.distinct(receivers)))).build();
     }
 
     /**
@@ -204,13 +200,13 @@ public class GroupsWebResource extends AbstractWebResource {
             }
             hosts.forEach(h -> given.add(Endpoint.of(h)));
         } else if (hasBody) {
-            given.addAll(readReceivers(readObject(new ByteArrayInputStream(bytes))));
+            given.addAll(RequestBodies.receivers(RequestBodies.object(new ByteArrayInputStream(bytes))));
         } else {
             throw GroupException.invalid("no receivers to remove: give a body {\"receivers\": [...]} "
                     + "or ?host=...");
         }
-        P2mpGroup group = existing(gid);
-        return ok(json(service().removeReceivers(gid, resolve(group, distinct(given))))).build();
+        Set<Endpoint> receivers = RequestBodies.resolve(existing(gid), RequestBodies.distinct(given));
+        return ok(json(service().removeReceivers(gid, receivers))).build();
     }
 
     /**
@@ -285,60 +281,4 @@ public class GroupsWebResource extends AbstractWebResource {
         }
     }
 
-    private static ObjectNode readObject(InputStream stream) throws IOException {
-        JsonNode node = stream == null ? null : STRICT.readTree(stream);
-        if (node == null || node.isMissingNode()) {
-            throw GroupException.invalid("the request body is empty; expected a JSON object");
-        }
-        if (!node.isObject()) {
-            throw GroupException.invalid("the request body must be a JSON object; got a JSON "
-                    + node.getNodeType().name().toLowerCase(Locale.ROOT));
-        }
-        return (ObjectNode) node;
-    }
-
-    private static List<Endpoint> readReceivers(ObjectNode body) {
-        Iterator<String> fields = body.fieldNames();
-        while (fields.hasNext()) {
-            String f = fields.next();
-            if (!RECEIVERS.equals(f)) {
-                throw GroupException.invalid("unknown field \"" + f + "\"; expected only \"receivers\"");
-            }
-        }
-        JsonNode array = body.get(RECEIVERS);
-        if (array == null || !array.isArray() || array.size() == 0) {
-            throw GroupException.invalid("\"receivers\" must be a non-empty array of endpoints");
-        }
-        return P2mpGroupRequestCodec.decodeEndpoints(array, RECEIVERS);
-    }
-
-    private static Set<Endpoint> distinct(List<Endpoint> endpoints) {
-        Set<Endpoint> set = new LinkedHashSet<>();
-        for (Endpoint e : endpoints) {
-            if (!set.add(e)) {
-                throw GroupException.invalid("receiver " + e + " is listed more than once");
-            }
-        }
-        return set;
-    }
-
-    // A receiver named without a QPN stands for the group's receiver(s) on that host.
-    private static Set<Endpoint> resolve(P2mpGroup group, Set<Endpoint> given) {
-        Set<Endpoint> out = new LinkedHashSet<>();
-        for (Endpoint e : given) {
-            boolean matched = false;
-            if (e.qpn().isEmpty()) {
-                for (Endpoint r : group.request().receivers()) {
-                    if (r.host().equals(e.host())) {
-                        out.add(r);
-                        matched = true;
-                    }
-                }
-            }
-            if (!matched) {
-                out.add(e);
-            }
-        }
-        return out;
-    }
 }

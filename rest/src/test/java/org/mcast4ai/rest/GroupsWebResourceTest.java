@@ -86,6 +86,29 @@ class GroupsWebResourceTest extends RestTestBase {
     }
 
     @Test
+    void purgeOfAGroupStillWithdrawingIs202ThenSucceedsOnceWithdrawn() throws Exception {
+        long id = create("t1", "g1", "j", "10.0.0.2");
+        groups.withdrawAsynchronously(true);
+        RestServer.Reply r = call("DELETE", "groups/" + id + "?purge=true", null);
+        assertEquals(202, r.status, r.toString());
+        assertEquals("WITHDRAWING", r.json().get("state").asText());
+        assertEquals(1, groups.groupCount());
+        groups.completeWithdrawals();
+        assertEquals(204, call("DELETE", "groups/" + id + "?purge=true", null).status);
+        assertEquals(0, groups.groupCount());
+    }
+
+    @Test
+    void findsAGroupByTenantAndName() throws Exception {
+        create("t1", "a", "j", "10.0.0.2");
+        long b = create("t1", "b", "j", "10.0.0.3");
+        create("t2", "b", "j", "10.0.0.4");
+        assertEquals(List.of(b), ids(call("GET", "groups?tenant=t1&name=b", null).json()));
+        assertEquals(List.of(), ids(call("GET", "groups?tenant=t1&name=zz", null).json()));
+        assertError(call("GET", "groups?name=b", null), 400, "needs a tenant");
+    }
+
+    @Test
     void purgeRemovesAFailedGroupDirectly() throws Exception {
         long id = create("t1", "g1", "j", "10.0.0.2");
         groups.force(P2mpGroupId.of(id), GroupState.FAILED, "of:0000000000000001 rejected the group");

@@ -46,6 +46,7 @@ public class InMemoryGroupService implements P2mpGroupAdminService {
     private final TreeMap<P2mpGroupId, P2mpGroup> groups = new TreeMap<>();
     private final Map<P2mpGroupId, GroupPlan> plans = new HashMap<>();
     private final List<P2mpGroupListener> listeners = new CopyOnWriteArrayList<>();
+    private boolean asyncWithdraw;
     private long nextId = 1;
     private long clock = 1_700_000_000_000L;
 
@@ -146,8 +147,27 @@ public class InMemoryGroupService implements P2mpGroupAdminService {
         }
         g = store(g.withState(GroupState.WITHDRAWING, tick(), "withdrawn by request"),
                 P2mpGroupEvent.Type.GROUP_STATE_CHANGED);
-        plans.remove(id);
+        return asyncWithdraw ? g : finishWithdrawal(g);
+    }
+
+    private P2mpGroup finishWithdrawal(P2mpGroup g) {
+        plans.remove(g.id());
         return store(g.withState(GroupState.WITHDRAWN, tick(), ""), P2mpGroupEvent.Type.GROUP_STATE_CHANGED);
+    }
+
+    /**
+     * Makes withdrawals stop at WITHDRAWING, as when switches have not yet confirmed the removals.
+     *
+     * @param async whether withdrawals wait for {@link #completeWithdrawals()}
+     */
+    public synchronized void withdrawAsynchronously(boolean async) {
+        this.asyncWithdraw = async;
+    }
+
+    /** Completes every pending withdrawal (WITHDRAWING to WITHDRAWN). */
+    public synchronized void completeWithdrawals() {
+        List.copyOf(groups.values()).stream().filter(g -> g.state() == GroupState.WITHDRAWING)
+                .forEach(this::finishWithdrawal);
     }
 
     @Override

@@ -88,6 +88,26 @@ class ReplicationPropertyTest {
     }
 
     @Test
+    void aLeafSpineOf1024LeavesUsesVirtualPodsAndDeliversExactlyOnce() {
+        FabricSnapshot f = FabricGenerators.leafSpine(4, 1024, 4);
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        assertEquals(new FabricGeometry(false, 32, 32, 4), bits.geometry());
+        ReplicationSimulator sim = new ReplicationSimulator(f, SwitchTables.build(f, bits));
+        HeaderPlanner planner = new HeaderPlanner(bits.geometry());
+        Random rnd = new Random(1024);
+        for (int n : new int[]{8, 64, 1024, 4000}) {
+            int source = rnd.nextInt(f.hostCount());
+            int[] group = Groups.random(f, n, source, rnd);
+            List<BitmapHeader> sets = planner.planHosts(bits.hostBits(f), group);
+            ReplicationSimulator.Replication r = sim.simulate(source, sets, 4096, n);
+            assertExactly(f, source, group, r, "leaf-spine 1024 leaves, " + n + " receivers");
+            if (sets.size() == 1) {
+                assertEquals(Groups.optimumLinks(f, source, group), r.linksUsed());
+            }
+        }
+    }
+
+    @Test
     void switchLogicReadsOnlyItsStaticTableAndThePacket() throws Exception {
         // the only inputs of the per-hop rule: the static table, the in-port, the header, the flow entropy
         Method forward = SwitchLogic.class.getMethod("forward", SwitchTable.class, long.class, BitmapHeader.class,

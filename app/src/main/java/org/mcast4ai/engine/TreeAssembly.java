@@ -12,6 +12,7 @@ final class TreeAssembly {
     private int[] parentPos = new int[0];
     private int[] linkOf = new int[0];
     private int[] outCount = new int[0];
+    private int[] receiverPos = new int[0];
     private int count;
 
     /**
@@ -71,33 +72,40 @@ final class TreeAssembly {
      * @return the finished tree
      */
     MulticastTree build(FabricSnapshot fabric, int source, int[] receivers) {
-        Arrays.fill(outCount, 0, count, 0);
+        if (receiverPos.length < receivers.length) {
+            receiverPos = new int[receivers.length];
+        }
+        int[] cursor = outCount;
+        Arrays.fill(cursor, 0, count, 0);
         int nUnreach = 0;
-        for (int r : receivers) {
-            int sw = fabric.hostSwitch(r);
+        for (int k = 0; k < receivers.length; k++) {
+            int sw = fabric.hostSwitch(receivers[k]);
             if (pos.has(sw)) {
-                outCount[pos.get(sw)]++;
+                int p = pos.get(sw);
+                receiverPos[k] = p;
+                cursor[p]++;
             } else {
+                receiverPos[k] = -1;
                 nUnreach++;
             }
         }
         for (int i = 1; i < count; i++) {
-            outCount[parentPos[i]]++;
+            cursor[parentPos[i]]++;
         }
-        long[][] out = new long[count][];
+        int[] start = new int[count + 1];
         for (int i = 0; i < count; i++) {
-            out[i] = new long[outCount[i]];
-            outCount[i] = 0;
+            start[i + 1] = start[i] + cursor[i];
+            cursor[i] = start[i];
         }
+        long[] flat = new long[start[count]];
         int[] unreachable = new int[nUnreach];
         nUnreach = 0;
-        for (int r : receivers) {
-            int sw = fabric.hostSwitch(r);
-            if (pos.has(sw)) {
-                int p = pos.get(sw);
-                out[p][outCount[p]++] = fabric.hostPort(r);
+        for (int k = 0; k < receivers.length; k++) {
+            int p = receiverPos[k];
+            if (p >= 0) {
+                flat[cursor[p]++] = fabric.hostPort(receivers[k]);
             } else {
-                unreachable[nUnreach++] = r;
+                unreachable[nUnreach++] = receivers[k];
             }
         }
         long[] in = new long[count];
@@ -106,26 +114,47 @@ final class TreeAssembly {
         in[0] = fabric.hostPort(source);
         for (int i = 1; i < count; i++) {
             int p = parentPos[i];
-            out[p][outCount[p]++] = fabric.linkFromPort(linkOf[i]);
+            flat[cursor[p]++] = fabric.linkFromPort(linkOf[i]);
             in[i] = fabric.linkToPort(linkOf[i]);
             from[i - 1] = order[p];
             to[i - 1] = order[i];
         }
+        // sort each switch's ports, drop duplicates (hosts sharing a port) and the in port, compact left
+        int w = 0;
         for (int i = 0; i < count; i++) {
-            out[i] = sortedWithout(out[i], in[i]);
-        }
-        return new MulticastTree(Arrays.copyOf(order, count), in, out, from, to, unreachable);
-    }
-
-    /** Sorts, removes duplicates (hosts sharing a port) and the in port (never send a copy back). */
-    private static long[] sortedWithout(long[] ports, long in) {
-        Arrays.sort(ports);
-        int n = 0;
-        for (long p : ports) {
-            if (p != in && (n == 0 || ports[n - 1] != p)) {
-                ports[n++] = p;
+            int segment = start[i];
+            int end = start[i + 1];
+            sort(flat, segment, end);
+            start[i] = w;
+            int first = w;
+            for (int j = segment; j < end; j++) {
+                long port = flat[j];
+                if (port != in[i] && (w == first || flat[w - 1] != port)) {
+                    flat[w++] = port;
+                }
             }
         }
-        return n == ports.length ? ports : Arrays.copyOf(ports, n);
+        start[count] = w;
+        if (w < flat.length) {
+            flat = Arrays.copyOf(flat, w);
+        }
+        return new MulticastTree(Arrays.copyOf(order, count), in, flat, start, from, to, unreachable);
+    }
+
+    /** Insertion sort: a switch has a few out ports (hosts and links), rarely more than a few dozen. */
+    private static void sort(long[] a, int from, int to) {
+        if (to - from > 64) {
+            Arrays.sort(a, from, to);
+            return;
+        }
+        for (int i = from + 1; i < to; i++) {
+            long x = a[i];
+            int j = i - 1;
+            while (j >= from && a[j] > x) {
+                a[j + 1] = a[j];
+                j--;
+            }
+            a[j + 1] = x;
+        }
     }
 }

@@ -1,0 +1,204 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.Role;
+import org.onlab.packet.IpAddress;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupEvent;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupListener;
+import org.onosproject.net.group.GroupServiceAdapter;
+import org.onosproject.core.ApplicationId;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OpenFlowBitmapProgrammerTest {
+    private final DefaultApplicationId appId = new DefaultApplicationId(9, "org.mcast4ai");
+    private final Flows flows = new Flows();
+    private final Groups groups = new Groups();
+    private final OpenFlowBitmapProgrammer programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
+            BitmapPlanner.DEFAULT_CHAIN_BASE);
+
+    /** Records batches; the test answers them. */
+    static final class Flows extends FlowRuleServiceAdapter {
+        final List<FlowRuleOperations> batches = new ArrayList<>();
+
+        @Override
+        public void apply(FlowRuleOperations ops) {
+            batches.add(ops);
+        }
+
+        void ack() {
+            FlowRuleOperations ops = batches.get(batches.size() - 1);
+            ops.callback().onSuccess(ops);
+        }
+
+        List<FlowRule> of(FlowRuleOperations ops, FlowRuleOperation.Type type) {
+            return ops.stages().stream().flatMap(Set::stream).filter(o -> o.type() == type)
+                    .map(FlowRuleOperation::rule).collect(Collectors.toList());
+        }
+    }
+
+    /** Keeps groups PENDING_ADD until the test says the switch added them (as ONOS's statistics poll does). */
+    static final class Groups extends GroupServiceAdapter {
+        final Map<String, DefaultGroup> groups = new HashMap<>();
+        final List<GroupListener> listeners = new ArrayList<>();
+        final List<String> removed = new ArrayList<>();
+
+        @Override
+        public void addGroup(GroupDescription d) {
+            DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
+            g.setState(Group.GroupState.PENDING_ADD);
+            groups.put(d.deviceId() + "|" + d.appCookie(), g);
+        }
+
+        @Override
+        public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
+            return groups.get(deviceId + "|" + appCookie);
+        }
+
+        @Override
+        public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId id) {
+            removed.add(deviceId + "|" + appCookie);
+            groups.remove(deviceId + "|" + appCookie);
+        }
+
+        @Override
+        public void addListener(GroupListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeListener(GroupListener listener) {
+            listeners.remove(listener);
+        }
+
+        void answer(GroupEvent.Type type) {
+            for (DefaultGroup g : new ArrayList<>(groups.values())) {
+                if (g.state() == Group.GroupState.PENDING_ADD) {
+                    g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
+                    new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(type, g)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void staticFlowsWaitForTheirGroupsAndThenGoInOneBatch() throws Exception {
+        BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
+        CompletableFuture<Void> done = programmer.applyStatic(layout);
+        assertEquals(8, groups.groups.size(), "one egress group per host port");
+        assertTrue(flows.batches.isEmpty(), "no rule may name a group the switch does not have yet");
+        groups.answer(GroupEvent.Type.GROUP_ADDED);
+        assertEquals(1, flows.batches.size());
+        assertEquals(4 * 19 + 2 * 16, flows.of(flows.batches.get(0), FlowRuleOperation.Type.ADD).size());
+        assertFalse(done.isDone(), "done only when the switches acknowledged");
+        flows.ack();
+        done.get();
+        assertEquals(programmer.planner().staticEntries(layout).keySet(), programmer.installedStatic().keySet());
+
+        // the same fabric again: nothing to send
+        programmer.applyStatic(layout).get();
+        assertEquals(1, flows.batches.size());
+    }
+
+    @Test
+    void aTopologyChangeSendsOnlyTheDifference() throws Exception {
+        BitmapLayout before = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
+        CompletableFuture<Void> first = programmer.applyStatic(before);
+        groups.answer(GroupEvent.Type.GROUP_ADDED);
+        flows.ack();
+        first.get();
+        // the last host leaves: its bit disappears, nobody else's bit changes
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        FabricSnapshot full = BitmapFabrics.leafSpine(2, 4, 2);
+        for (int s = 0; s < full.switchCount(); s++) {
+            b.addSwitch(full.switchName(s), full.role(s) == Role.LEAF ? Role.LEAF : Role.SPINE);
+            for (int e = full.linkStart(s); e < full.linkStart(s + 1); e++) {
+                b.addLink(full.switchName(s), full.linkFromPort(e), full.switchName(full.linkTo(e)),
+                        full.linkToPort(e));
+            }
+        }
+        for (int h = 0; h < full.hostCount() - 1; h++) {
+            b.addHost(full.hostName(h), full.switchName(full.hostSwitch(h)), full.hostPort(h));
+        }
+        CompletableFuture<Void> second = programmer.applyStatic(BitmapLayout.of(b.build()));
+        assertEquals(2, flows.batches.size(), "no new group to wait for");
+        FlowRuleOperations diff = flows.batches.get(1);
+        List<FlowRule> removed = flows.of(diff, FlowRuleOperation.Type.REMOVE);
+        List<FlowRule> added = flows.of(diff, FlowRuleOperation.Type.ADD);
+        // per other leaf: bit 7 in the up table for each of 2 uplinks; per spine: bit 7 in leaf 4's table;
+        // on leaf 4: port 2's table (bit rule and default)
+        assertEquals(3 * 2 + 2 + 2, removed.size(), removed.toString());
+        assertTrue(added.stream().allMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.leaf(4)))),
+                "only leaf 4's port-1 table changes (it becomes the last): " + added);
+        assertTrue(groups.removed.isEmpty(), "stale groups go after the rules that use them");
+        flows.ack();
+        second.get();
+        assertEquals(List.of(BitmapFabrics.leaf(4) + "|" + BitmapPlanner.egressGroupKey(2)), groups.removed);
+    }
+
+    @Test
+    void aRefusedGroupFailsTheStaticInstallWithTheReason() {
+        CompletableFuture<Void> done = programmer.applyStatic(BitmapLayout.of(BitmapFabrics.leafSpine(1, 1, 1)));
+        groups.answer(GroupEvent.Type.GROUP_ADD_FAILED);
+        ExecutionException e = assertThrows(ExecutionException.class, done::get);
+        assertTrue(e.getCause().getMessage().contains("refused egress group"), e.getCause().getMessage());
+        assertTrue(flows.batches.isEmpty());
+    }
+
+    @Test
+    void aFabricThatDoesNotFitIsRefused() {
+        BitmapLayout big = BitmapLayout.of(BitmapFabrics.leafSpine(2, 12, 4));
+        assertTrue(OpenFlowBitmapProgrammer.whyNot(big).isPresent());
+        assertTrue(programmer.applyStatic(big).isCompletedExceptionally());
+    }
+
+    @Test
+    void stampsAreMadeBeforeBroken() {
+        BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
+        BitmapStamp a = stamp(layout, List.of(BitmapFabrics.host(2, 1)));
+        BitmapStamp b = stamp(layout, List.of(BitmapFabrics.host(2, 1), BitmapFabrics.host(3, 1)));
+        FlowRuleOperationsContext ctx = new FlowRuleOperationsContext() { };
+        assertEquals(Set.of(a.device()), programmer.program(null, a, ctx));
+        assertEquals(2, flows.of(flows.batches.get(0), FlowRuleOperation.Type.ADD).size());
+        assertEquals(Set.of(), programmer.program(a, a, ctx));
+        assertEquals(1, flows.batches.size(), "nothing sent for an unchanged stamp");
+        programmer.program(a, b, ctx);
+        FlowRuleOperations change = flows.batches.get(1);
+        assertEquals(2, change.stages().size(), "adds first, then removes");
+        assertEquals(2, flows.of(change, FlowRuleOperation.Type.ADD).size());
+        // the full-group stamp keeps its match (replaced in place); the subset check's match changes
+        assertEquals(1, flows.of(change, FlowRuleOperation.Type.REMOVE).size());
+        programmer.remove(b, ctx);
+        assertEquals(2, flows.of(flows.batches.get(2), FlowRuleOperation.Type.REMOVE).size());
+    }
+
+    private static BitmapStamp stamp(BitmapLayout layout, List<String> receivers) {
+        return BitmapStamp.compile(layout, BitmapFabrics.host(1, 1), receivers, IpAddress.valueOf("239.1.2.3"),
+                40000, 1).stamp();
+    }
+}

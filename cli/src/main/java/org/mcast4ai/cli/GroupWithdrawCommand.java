@@ -27,10 +27,10 @@ public class GroupWithdrawCommand extends Mcast4aiCommand {
     protected void run() {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup g = groupService.getGroup(gid).orElseThrow(() -> GroupException.notFound(gid));
-        if (!purge || !purgeable(g.state())) {
+        if (!purge || g.state() != GroupState.WITHDRAWN) {
             g = groupService.withdraw(gid);
         }
-        boolean purged = purge && purgeable(g.state());
+        boolean purged = purge && g.state() == GroupState.WITHDRAWN;
         if (purged) {
             groupService.purge(gid);
         }
@@ -46,9 +46,5 @@ public class GroupWithdrawCommand extends Mcast4aiCommand {
         } else {
             print("Group %d is %s", gid.value(), g.state());
         }
-    }
-
-    private static boolean purgeable(GroupState state) {
-        return state == GroupState.WITHDRAWN || state == GroupState.FAILED;
     }
 }

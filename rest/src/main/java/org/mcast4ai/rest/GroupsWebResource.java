@@ -120,9 +120,9 @@ public class GroupsWebResource extends AbstractWebResource {
     /**
      * Withdraws a group: removes every switch entry it installed. The record stays (state WITHDRAWN)
      * until purged. With purge=true the record is also removed once the group is withdrawn, which frees
-     * its tenant/name and address: 204 if purged, 202 with the group if the withdrawal is still in
-     * progress (repeat the call to purge). A FAILED or WITHDRAWN group is purged directly.
-     * Returns 200 with the group when not purging; 404 for an unknown id.
+     * its tenant/name and address: 204 if purged, 202 with the group while the withdrawal is still in
+     * progress (WITHDRAWING: repeat the call to purge). Returns 200 with the group when not purging;
+     * 404 for an unknown id.
      *
      * @param id    group id
      * @param purge also remove the record
@@ -134,13 +134,13 @@ public class GroupsWebResource extends AbstractWebResource {
     public Response withdrawGroup(@PathParam("id") String id, @QueryParam("purge") boolean purge) {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup group = existing(gid);
-        if (!purge || !purgeable(group.state())) {
+        if (!purge || group.state() != GroupState.WITHDRAWN) {
             group = service().withdraw(gid);
         }
         if (!purge) {
             return ok(json(group)).build();
         }
-        if (!purgeable(group.state())) {
+        if (group.state() != GroupState.WITHDRAWN) {
             return Response.accepted(json(group)).build();
         }
         service().purge(gid);
@@ -262,10 +262,6 @@ public class GroupsWebResource extends AbstractWebResource {
                     + "; is the mcast4ai app active?");
         }
         return codec;
-    }
-
-    private static boolean purgeable(GroupState state) {
-        return state == GroupState.WITHDRAWN || state == GroupState.FAILED;
     }
 
     private static boolean blank(String s) {

@@ -109,7 +109,7 @@ class GroupsWebResourceTest extends RestTestBase {
     }
 
     @Test
-    void purgeRemovesAFailedGroupDirectly() throws Exception {
+    void purgeWithdrawsAFailedGroupFirst() throws Exception {
         long id = create("t1", "g1", "j", "10.0.0.2");
         groups.force(P2mpGroupId.of(id), GroupState.FAILED, "of:0000000000000001 rejected the group");
         assertEquals("of:0000000000000001 rejected the group",

@@ -173,8 +173,10 @@ public class InMemoryGroupService implements P2mpGroupAdminService {
     @Override
     public synchronized void purge(P2mpGroupId id) {
         P2mpGroup g = existing(id);
-        if (g.state() != GroupState.WITHDRAWN && g.state() != GroupState.FAILED) {
-            throw GroupException.conflict("group " + id + " is " + g.state() + "; withdraw it before purging");
+        boolean holdsEntries = plans.containsKey(id);
+        if (g.state() != GroupState.WITHDRAWN && !(g.state() == GroupState.FAILED && !holdsEntries)) {
+            throw GroupException.conflict("group " + id + " is " + g.state()
+                    + (holdsEntries ? " and holds switch entries" : "") + "; withdraw it before purging");
         }
         groups.remove(id);
         plans.remove(id);

@@ -1,8 +1,14 @@
 package org.mcast4ai.engine;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 
@@ -199,6 +205,73 @@ class FabricTreeComputerTest {
         MulticastTree t = computer.compute(f, source, receivers, 0);
         TreeChecker.assertDelivers(f, t, source, receivers);
         assertEquals(4, t.fabricLinks());
+    }
+
+    @Test
+    void aFatTreeWithAStrayLinkIsStillServedWithinTwiceTheOptimum() {
+        // a leaf-to-leaf cable makes the roles inconsistent with a Clos: the Steiner heuristic takes over
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        FabricSnapshot ft = FabricGenerators.fatTree(4);
+        for (int s = 0; s < ft.switchCount(); s++) {
+            b.addSwitch(ft.switchName(s), ft.role(s));
+            for (int e = ft.linkStart(s); e < ft.linkStart(s + 1); e++) {
+                b.addLink(ft.switchName(s), ft.linkFromPort(e), ft.switchName(ft.linkTo(e)), ft.linkToPort(e));
+            }
+        }
+        for (int h = 0; h < ft.hostCount(); h++) {
+            b.addHost(ft.hostName(h), ft.switchName(ft.hostSwitch(h)), ft.hostPort(h));
+        }
+        FabricSnapshot f = b.addBiLink("edge1-1", 9, "edge3-2", 9).build();
+        Random rnd = new Random(31);
+        for (int c = 0; c < 100; c++) {
+            int source = rnd.nextInt(f.hostCount());
+            int[] receivers = Groups.receivers(f, source, 1 + rnd.nextInt(8), rnd);
+            MulticastTree t = computer.compute(f, source, receivers, c);
+            TreeChecker.assertDelivers(f, t, source, receivers);
+            int exact = ExactSteiner.minLinks(f, Groups.terminals(f, source, receivers));
+            assertTrue(t.fabricLinks() <= 2 * exact);
+        }
+    }
+
+    @Test
+    void concurrentCallersGetTheSameTreesAsOne() throws Exception {
+        FabricSnapshot f = FabricGenerators.fatTree(8);
+        Random rnd = new Random(32);
+        int groups = 200;
+        int[] sources = new int[groups];
+        int[][] receivers = new int[groups][];
+        long[][] expected = new long[groups][];
+        for (int g = 0; g < groups; g++) {
+            sources[g] = rnd.nextInt(f.hostCount());
+            receivers[g] = Groups.receivers(f, sources[g], 1 + rnd.nextInt(60), rnd);
+            expected[g] = fingerprint(computer.compute(f, sources[g], receivers[g], g));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                int group = g;
+                results.add(pool.submit(() -> fingerprint(
+                        computer.compute(f, sources[group], receivers[group], group))));
+            }
+            for (int g = 0; g < groups; g++) {
+                assertArrayEquals(expected[g], results.get(g).get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static long[] fingerprint(MulticastTree t) {
+        List<Long> v = new ArrayList<>();
+        for (int i = 0; i < t.size(); i++) {
+            v.add((long) t.switchAt(i));
+            v.add(t.inPort(i));
+            for (long p : t.outPorts(i)) {
+                v.add(p);
+            }
+        }
+        return v.stream().mapToLong(Long::longValue).toArray();
     }
 
     @Test

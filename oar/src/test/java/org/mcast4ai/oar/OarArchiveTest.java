@@ -95,6 +95,18 @@ class OarArchiveTest {
     }
 
     @Test
+    void featuresXmlIsValidForKaraf() throws Exception {
+        String xml = read(m2Path(app.getAttribute("featuresRepo")));
+        String ns = parse(xml).getDocumentElement().getNamespaceURI();
+        String version = ns.substring(ns.lastIndexOf('/') + 2); // .../features/v1.2.0
+        java.net.URL xsd = getClass().getResource("/org/apache/karaf/features/karaf-features-" + version + ".xsd");
+        assertNotNull(xsd, "Karaf 4.2.9 knows the features namespace " + ns);
+        javax.xml.validation.SchemaFactory.newInstance(javax.xml.XMLConstants.W3C_XML_SCHEMA_NS_URI)
+                .newSchema(xsd).newValidator()
+                .validate(new javax.xml.transform.stream.StreamSource(new java.io.StringReader(xml)));
+    }
+
+    @Test
     void everyListedBundleIsInTheArchiveAsAnOsgiBundle() throws Exception {
         for (String url : bundleUrls()) {
             String entry = m2Path(url);

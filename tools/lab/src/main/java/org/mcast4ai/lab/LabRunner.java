@@ -66,9 +66,16 @@ public final class LabRunner {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            lab.close();
-            System.out.println("lab-runner: stopped");
-            stopped.countDown();
+            System.err.println("lab-runner: stopping");
+            try {
+                lab.close();
+                System.out.println("lab-runner: stopped");
+            } catch (Throwable e) {
+                System.err.println("lab-runner: stop failed: " + e);
+            } finally {
+                System.out.flush();
+                stopped.countDown();
+            }
         }, "lab-runner-stop"));
         String base = lab.base().toString();
         System.out.println("lab-runner: ready on " + base.substring(0, base.length() - 1));

@@ -26,7 +26,8 @@ import java.util.Set;
 /**
  * Measures the lab: group setup latency from the REST POST to INSTALLED over N groups created one
  * after another (client-side wall time and the group's own state history), and the flow and group
- * table entries per switch with 1, 100 and 1,000 TREE groups of random sources and receivers.
+ * table entries per switch with 1, 100 and 1,000 TREE groups of random sources and receivers (created
+ * in waves of 25, each wave installed before the next).
  *
  * <p>{@code java -cp mcast4ai-lab.jar org.mcast4ai.lab.SetupBench --fabric F [--base URL] [--out DIR]}:
  * without {@code --base} it starts the lab in-process on a free port.</p>
@@ -34,6 +35,7 @@ import java.util.Set;
 public final class SetupBench {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final int WAVE = 25;
     private static final Set<String> SETTLED = Set.of("INSTALLED", "DEGRADED", "FAILED", "WITHDRAWN");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -102,12 +104,17 @@ public final class SetupBench {
         for (int target : counts) {
             List<Long> created = new ArrayList<>();
             long t0 = System.nanoTime();
-            while (live.size() + created.size() < target) {
-                created.add(create().path("id").asLong());
-            }
             int failed = 0;
-            for (long id : created) {
-                failed += "INSTALLED".equals(await(id).path("state").asText()) ? 0 : 1;
+            while (live.size() + created.size() < target) {
+                // waves, so that no group waits behind hundreds of others for its switches
+                List<Long> wave = new ArrayList<>();
+                while (wave.size() < WAVE && live.size() + created.size() + wave.size() < target) {
+                    wave.add(create().path("id").asLong());
+                }
+                for (long id : wave) {
+                    failed += "INSTALLED".equals(await(id).path("state").asText()) ? 0 : 1;
+                }
+                created.addAll(wave);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             live.addAll(created);
@@ -121,15 +128,22 @@ public final class SetupBench {
                               target, failed, seconds, created.size(), t.path("flowsSum").asInt(),
                               t.path("flowsMax").asInt(), t.path("groupsSum").asInt(), t.path("flows"));
         }
-        for (long id : live) {
-            call("DELETE", "groups/" + id + "?purge=true", null);
-        }
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (entries().path("flowsSum").asInt() > 0 && System.currentTimeMillis() < deadline) {
-            Thread.sleep(200);
-        }
-        report.put("flowsAfterWithdrawAll", entries().path("flowsSum").asInt());
+        report.put("flowsAfterWithdrawAll", withdrawAll(live));
         return report;
+    }
+
+    /** Withdraws groups and waits until the switches hold no flow; returns the flows left. */
+    private int withdrawAll(List<Long> ids) throws Exception {
+        for (long id : ids) {
+            call("DELETE", "groups/" + id, null);
+        }
+        long deadline = System.currentTimeMillis() + 600_000;
+        int left = entries().path("flowsSum").asInt();
+        while (left > 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(500);
+            left = entries().path("flowsSum").asInt();
+        }
+        return left;
     }
 
     private ObjectNode latency(int n) throws Exception {
@@ -161,9 +175,7 @@ public final class SetupBench {
             }
             server.add(installed - submitted);
         }
-        for (long id : ids) {
-            call("DELETE", "groups/" + id + "?purge=true", null);
-        }
+        withdrawAll(ids);
         Collections.sort(client);
         Collections.sort(server);
         ObjectNode l = MAPPER.createObjectNode();

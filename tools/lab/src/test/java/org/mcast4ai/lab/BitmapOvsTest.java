@@ -132,7 +132,7 @@ class BitmapOvsTest {
         return r.stamp();
     }
 
-    private static FlowRuleOperationsContext context(CompletableFuture<Void> done) {
+    private FlowRuleOperationsContext context(CompletableFuture<Void> done) {
         return new FlowRuleOperationsContext() {
             @Override
             public void onSuccess(FlowRuleOperations ops) {
@@ -141,7 +141,8 @@ class BitmapOvsTest {
 
             @Override
             public void onError(FlowRuleOperations ops) {
-                done.completeExceptionally(new AssertionError("switch refused " + ops));
+                done.completeExceptionally(new AssertionError("switch refused the batch: "
+                        + new TreeSet<>(flows.failures().values())));
             }
         };
     }

@@ -15,6 +15,7 @@ import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.store.AbstractStore;
 import org.onosproject.store.service.AtomicCounter;
+import org.onosproject.store.service.AtomicCounterMap;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.MapEvent;
 import org.onosproject.store.service.MapEventListener;
@@ -57,6 +58,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<Long, GroupPlan> plans;
     private ConsistentMap<Long, GroupPlan> uncertain;
     private AtomicCounter ids;
+    private AtomicCounterMap<String> tenants;
     private final MapEventListener<Long, P2mpGroup> groupListener = new InternalGroupListener();
 
     /** Opens the distributed primitives. */
@@ -74,6 +76,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         uncertain = storageService.<Long, GroupPlan>consistentMapBuilder()
                 .withName("mcast4ai-uncertain-plans").withSerializer(serializer).build();
         ids = storageService.getAtomicCounter("mcast4ai-group-ids");
+        tenants = storageService.<String>atomicCounterMapBuilder().withName("mcast4ai-tenant-group-counts")
+                .withSerializer(serializer).build();
         groups.addListener(groupListener);
         log.info("Started");
     }
@@ -132,6 +136,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
             throw e;
         }
         P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(id), request, address, timeMillis);
+        tenants.incrementAndGet(request.key().tenant());
         groups.put(id, group);
         return group;
     }
@@ -142,8 +147,10 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         }
         int base = pool.address().getIp4Address().toInt();
         long size = 1L << (Ip4Address.BIT_LENGTH - pool.prefixLength());
-        long inUse = addresses.keySet().stream().filter(pool::contains).count();
-        if (inUse < size) {
+        // the map's size is one cheap call; only a pool that may be full is counted address by address
+        boolean mayBeFull = addresses.size() >= size
+                && addresses.keySet().stream().filter(pool::contains).count() >= size;
+        if (!mayBeFull) {
             for (long i = 0; i < size; i++) {
                 IpAddress candidate = Ip4Address.valueOf(base + (int) ((hint - 1 + i) % size));
                 if (addresses.putIfAbsent(candidate, hint) == null) {
@@ -197,6 +204,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         }
         P2mpGroup group = removed.value();
         keys.remove(keyOf(group.key()), id.value());
+        tenants.decrementAndGet(group.key().tenant());
         addresses.remove(group.address(), id.value());
         putPlan(plans, id, GroupPlan.empty());
         putPlan(uncertain, id, GroupPlan.empty());
@@ -244,8 +252,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
 
     @Override
     public int tenantGroupCount(String tenant) {
-        String prefix = tenant + "/";
-        return (int) keys.keySet().stream().filter(k -> k.startsWith(prefix)).count();
+        return (int) tenants.get(tenant);
     }
 
     private static StateChange lastChange(P2mpGroup g) {

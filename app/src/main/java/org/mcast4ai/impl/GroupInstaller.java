@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -269,9 +270,14 @@ final class GroupInstaller {
         }
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
-            timer.schedule(() -> executor.execute(() -> completed(group.id(), attempt,
-                    "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms")),
-                    timeout, TimeUnit.MILLISECONDS);
+            String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
+            timer.schedule(() -> {
+                try {
+                    executor.execute(() -> completed(group.id(), attempt, why));
+                } catch (RejectedExecutionException e) {
+                    log.debug("Stopped before the acknowledgement timeout of group {}", group.id());
+                }
+            }, timeout, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -283,9 +283,12 @@ public final class BitmapLayout {
     private String check() {
         if (!overflow.isEmpty()) {
             int total = positionBits.size() + overflow.size();
-            return "the fabric has " + total + " receiver positions and the Ethernet source bitmap carries "
-                    + EthSrcBitmap.CAPACITY + " (no bit for " + String.join(", ", overflow.subList(0,
-                    Math.min(4, overflow.size()))) + (overflow.size() > 4 ? ", ..." : "") + ")";
+            String names = String.join(", ", overflow.subList(0, Math.min(4, overflow.size())))
+                    + (overflow.size() > 4 ? ", ..." : "");
+            return total > EthSrcBitmap.CAPACITY
+                    ? "the fabric has " + total + " receiver positions and the Ethernet source bitmap carries "
+                            + EthSrcBitmap.CAPACITY + " (no bit for " + names + ")"
+                    : "receiver positions without a bit index: " + names;
         }
         for (SwitchPorts p : switches.values()) {
             int tables = p.downPorts.length + 1;

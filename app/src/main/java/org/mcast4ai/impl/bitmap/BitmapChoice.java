@@ -1,0 +1,63 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.mcast4ai.api.ReplicationMode;
+
+import java.util.Objects;
+
+/**
+ * The mode a group gets and why: TREE as asked; BITMAP as asked if the pipeline and the fabric allow it
+ * (otherwise the group fails with the reason: a BITMAP request is never silently served by a tree); AUTO
+ * picks BITMAP when the pipeline is OpenFlow and the fabric and the group fit, TREE otherwise, saying why.
+ */
+public final class BitmapChoice {
+    private final ReplicationMode mode;
+    private final String reason;
+    private final String failure;
+
+    private BitmapChoice(ReplicationMode mode, String reason, String failure) {
+        this.mode = mode;
+        this.reason = reason;
+        this.failure = failure;
+    }
+
+    /**
+     * @param requested the group's requested mode
+     * @param openFlow  true if the fabric's switches run the OpenFlow pipeline
+     * @param compiled  the group compiled for BITMAP (null if not compiled)
+     * @return the choice
+     */
+    public static BitmapChoice decide(ReplicationMode requested, boolean openFlow, BitmapStamp.Result compiled) {
+        Objects.requireNonNull(requested);
+        if (requested == ReplicationMode.TREE) {
+            return new BitmapChoice(ReplicationMode.TREE, "", null);
+        }
+        String whyNot = !openFlow ? "the switches do not run the OpenFlow pipeline"
+                : compiled == null ? "the group was not compiled for BITMAP"
+                : compiled.stamp() == null ? compiled.failure() : null;
+        if (requested == ReplicationMode.BITMAP) {
+            return whyNot == null ? new BitmapChoice(ReplicationMode.BITMAP, "", null)
+                    : new BitmapChoice(ReplicationMode.BITMAP, "", "BITMAP replication is not possible: " + whyNot);
+        }
+        if (whyNot == null) {
+            return new BitmapChoice(ReplicationMode.BITMAP, "AUTO chose BITMAP: the receivers fit the "
+                    + EthSrcBitmap.CAPACITY + "-bit Ethernet source bitmap, so only the source leaf holds an "
+                    + "entry for the group", null);
+        }
+        return new BitmapChoice(ReplicationMode.TREE, "AUTO chose TREE: " + whyNot, null);
+    }
+
+    /** @return the effective mode */
+    public ReplicationMode mode() {
+        return mode;
+    }
+
+    /** @return the reason to record with the effective mode (empty when the mode was asked for) */
+    public String reason() {
+        return reason;
+    }
+
+    /** @return why the group must fail, or null */
+    public String failure() {
+        return failure;
+    }
+}

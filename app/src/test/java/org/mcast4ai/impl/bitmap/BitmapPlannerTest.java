@@ -46,6 +46,22 @@ class BitmapPlannerTest {
     }
 
     @Test
+    void entriesPerSwitchFollowTheFabricOnly() {
+        // fat tree k=4: edge = 2 entries + 14 outside bits x 2 uplinks + default + 2 host tables x 2;
+        // aggregation = 2 from cores + 2 from edges + (12 bits + default) up + 2 edge tables x (2 bits + default);
+        // core = 4 entries + 4 pod tables x (4 bits + default)
+        Map<String, Integer> want = Map.of("edge1-1", 2 + 29 + 4, "agg1-1", 4 + 13 + 6, "core1-1", 4 + 20);
+        Map<DeviceId, BitmapPlanner.DeviceEntries> ft = planner.staticEntries(
+                BitmapLayout.of(FabricGenerators.fatTree(4)));
+        want.forEach((sw, n) -> assertEquals(n, ft.get(DeviceId.deviceId(sw)).rules().size(), sw));
+        // the largest leaf-spine that fits: 4 spines, 11 leaves of 4 hosts (44 bits)
+        Map<DeviceId, BitmapPlanner.DeviceEntries> ls = planner.staticEntries(
+                BitmapLayout.of(BitmapFabrics.leafSpine(4, 11, 4)));
+        assertEquals(4 + (40 * 4 + 1) + 4 * 2, ls.get(DeviceId.deviceId(BitmapFabrics.leaf(1))).rules().size());
+        assertEquals(11 + 11 * (4 + 1), ls.get(DeviceId.deviceId(BitmapFabrics.spine(1))).rules().size());
+    }
+
+    @Test
     void staticRulesNameNoGroupAndOnlyTheStampDoes() {
         BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
         for (BitmapPlanner.DeviceEntries d : planner.staticEntries(layout).values()) {

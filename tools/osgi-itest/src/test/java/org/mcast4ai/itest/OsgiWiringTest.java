@@ -149,6 +149,12 @@ class OsgiWiringTest {
         System.out.println(probe("gui"));
     }
 
+    @Test
+    void restApiAnswersThroughJersey() {
+        probe("components");
+        System.out.println(probe("rest"));
+    }
+
     /**
      * Web bundles: the servlet and the JAX-RS application named in web.xml load from the bundle, and so does
      * every resource class with its methods' signatures, which is what Jersey does when ONOS serves it.

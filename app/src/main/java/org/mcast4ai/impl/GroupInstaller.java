@@ -245,13 +245,13 @@ final class GroupInstaller {
         FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
             @Override
             public void onSuccess(FlowRuleOperations ops) {
-                executor.execute(() -> completed(group.id(), attempt, null));
+                later(() -> completed(group.id(), attempt, null));
             }
 
             @Override
             public void onError(FlowRuleOperations ops) {
                 String why = rejected(ops);
-                executor.execute(() -> completed(group.id(), attempt, why));
+                later(() -> completed(group.id(), attempt, why));
             }
         };
         // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have left
@@ -271,13 +271,16 @@ final class GroupInstaller {
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
             String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
-            timer.schedule(() -> {
-                try {
-                    executor.execute(() -> completed(group.id(), attempt, why));
-                } catch (RejectedExecutionException e) {
-                    log.debug("Stopped before the acknowledgement timeout of group {}", group.id());
-                }
-            }, timeout, TimeUnit.MILLISECONDS);
+            timer.schedule(() -> later(() -> completed(group.id(), attempt, why)), timeout, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Hands a completion to the executor; after the manager stopped, the next owner takes the group over. */
+    private void later(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            log.debug("Stopped; completion dropped");
         }
     }
 

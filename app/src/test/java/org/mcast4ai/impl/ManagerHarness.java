@@ -38,7 +38,7 @@ final class ManagerHarness {
     final RecordingFlowRuleService flows = new RecordingFlowRuleService();
     final TestStorageService storage = new TestStorageService();
     final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
-    final P2mpGroupManager manager = new P2mpGroupManager();
+    P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = new ArrayList<>();
     LongPredicate mine = id -> true;
 
@@ -46,6 +46,17 @@ final class ManagerHarness {
         this.fabric = fabric;
         store.storageService = storage;
         store.activate();
+        manager = newManager(timer);
+    }
+
+    /** Stops the manager and starts a new one on the same store, fabric and switches (an app restart). */
+    void restart() {
+        manager.deactivate(null);
+        manager = newManager(null);
+    }
+
+    private P2mpGroupManager newManager(ScheduledExecutorService timer) {
+        P2mpGroupManager manager = new P2mpGroupManager();
         manager.coreService = new CoreServiceAdapter() {
             @Override
             public ApplicationId registerApplication(String name) {
@@ -75,6 +86,7 @@ final class ManagerHarness {
         manager.treeComputer = new FabricTreeComputer();
         manager.activate(null);
         manager.addListener(events::add);
+        return manager;
     }
 
     ManagerHarness() {

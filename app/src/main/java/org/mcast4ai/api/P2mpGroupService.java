@@ -39,4 +39,15 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
 
     /** @return the number of groups held (any state) */
     int groupCount();
+
+    /**
+     * The bit map of a group replicated as BITMAP: receiver to bit and the stamp addressing the whole group.
+     *
+     * @param id group id
+     * @return the group's bit map
+     * @throws GroupException NOT_FOUND if there is no such group, CONFLICT if it is not replicated as BITMAP
+     */
+    default GroupBitmap getBitmap(P2mpGroupId id) {
+        throw GroupException.conflict("this group service does not provide bit maps");
+    }
 }

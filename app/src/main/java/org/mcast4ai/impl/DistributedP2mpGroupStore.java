@@ -10,6 +10,7 @@ import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.StateChange;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.onlab.packet.Ip4Address;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
@@ -30,8 +31,12 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -57,6 +62,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<IpAddress, Long> addresses;
     private ConsistentMap<Long, GroupPlan> plans;
     private ConsistentMap<Long, GroupPlan> uncertain;
+    private ConsistentMap<Long, BitmapStamp> stamps;
+    private ConsistentMap<String, Integer> bitPositions;
     private AtomicCounter ids;
     private AtomicCounterMap<String> tenants;
     private final MapEventListener<Long, P2mpGroup> groupListener = new InternalGroupListener();
@@ -75,6 +82,10 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-installed-plans").withSerializer(serializer).build();
         uncertain = storageService.<Long, GroupPlan>consistentMapBuilder()
                 .withName("mcast4ai-uncertain-plans").withSerializer(serializer).build();
+        stamps = storageService.<Long, BitmapStamp>consistentMapBuilder()
+                .withName("mcast4ai-installed-stamps").withSerializer(serializer).build();
+        bitPositions = storageService.<String, Integer>consistentMapBuilder()
+                .withName("mcast4ai-bit-positions").withSerializer(serializer).build();
         ids = storageService.getAtomicCounter("mcast4ai-group-ids");
         tenants = storageService.<String>atomicCounterMapBuilder().withName("mcast4ai-tenant-group-counts")
                 .withSerializer(serializer).build();
@@ -145,14 +156,17 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         if (!pool.isIp4()) {
             throw GroupException.invalid("the group address pool must be an IPv4 prefix; got " + pool);
         }
+        // the network and broadcast addresses of the pool are never handed out (a /31 or /32 has neither)
         int base = pool.address().getIp4Address().toInt();
-        long size = 1L << (Ip4Address.BIT_LENGTH - pool.prefixLength());
+        long total = 1L << (Ip4Address.BIT_LENGTH - pool.prefixLength());
+        long first = total > 2 ? 1 : 0;
+        long size = total > 2 ? total - 2 : total;
         // the map's size is one cheap call; only a pool that may be full is counted address by address
         boolean mayBeFull = addresses.size() >= size
                 && addresses.keySet().stream().filter(pool::contains).count() >= size;
         if (!mayBeFull) {
             for (long i = 0; i < size; i++) {
-                IpAddress candidate = Ip4Address.valueOf(base + (int) ((hint - 1 + i) % size));
+                IpAddress candidate = Ip4Address.valueOf(base + (int) (first + (hint - 1 + i) % size));
                 if (addresses.putIfAbsent(candidate, hint) == null) {
                     return candidate;
                 }
@@ -208,6 +222,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         addresses.remove(group.address(), id.value());
         putPlan(plans, id, GroupPlan.empty());
         putPlan(uncertain, id, GroupPlan.empty());
+        setInstalledStamp(id, null);
         return Optional.of(group);
     }
 
@@ -253,6 +268,53 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     @Override
     public int tenantGroupCount(String tenant) {
         return (int) tenants.get(tenant);
+    }
+
+    @Override
+    public BitmapStamp installedStamp(P2mpGroupId id) {
+        return Versioned.valueOrNull(stamps.get(id.value()));
+    }
+
+    @Override
+    public void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp) {
+        if (stamp != null) {
+            stamps.put(id.value(), stamp);
+        } else if (stamps.containsKey(id.value())) {
+            stamps.remove(id.value());
+        }
+    }
+
+    @Override
+    public Map<P2mpGroupId, BitmapStamp> installedStamps() {
+        ImmutableMap.Builder<P2mpGroupId, BitmapStamp> b = ImmutableMap.builder();
+        for (Map.Entry<Long, Versioned<BitmapStamp>> e : stamps.entrySet()) {
+            b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
+        }
+        return b.build();
+    }
+
+    @Override
+    public Map<String, Integer> bitPositions(Collection<String> positions) {
+        Map<String, Integer> known = new HashMap<>();
+        bitPositions.entrySet().forEach(e -> known.put(e.getKey(), e.getValue().value()));
+        // new positions in a fixed order, each taking the lowest index no position holds; if another instance
+        // allocated the position meanwhile, putIfAbsent hands back its index
+        for (String key : new TreeSet<>(positions)) {
+            while (!known.containsKey(key)) {
+                int next = 0;
+                Set<Integer> used = new HashSet<>(known.values());
+                while (used.contains(next)) {
+                    next++;
+                }
+                Versioned<Integer> won = bitPositions.putIfAbsent(key, next);
+                if (won == null) {
+                    known.put(key, next);
+                } else {
+                    known.put(key, won.value());
+                }
+            }
+        }
+        return known;
     }
 
     private static StateChange lastChange(P2mpGroup g) {

@@ -7,6 +7,9 @@ import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
@@ -39,16 +42,13 @@ import static org.slf4j.LoggerFactory.getLogger;
  * pending is remembered and done when the batch completes.
  */
 final class GroupInstaller {
-    /** AUTO's choice, recorded on the group. */
-    static final String AUTO_REASON = "AUTO chose TREE: tree replication is what this release installs "
-            + "(BITMAP replication is not available yet)";
-
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
     private final GroupCompiler compiler;
     private final FabricSnapshotFactory snapshots;
     private final OpenFlowTreeProgrammer programmer;
+    private final BitmapReplication bitmaps;
     private final GroupIndex index;
     private final Executor executor;
     private final ScheduledExecutorService timer;
@@ -65,8 +65,15 @@ final class GroupInstaller {
         final GroupPlan target;
         final GroupState onSuccess;
         final String successReason;
+        // a BITMAP attempt moves the source leaf's stamp instead of tree branches
+        final boolean bitmap;
+        final BitmapStamp stampFrom;
+        final BitmapStamp stampTo;
+        GroupState expected;
         volatile Set<DeviceId> devices = Set.of();
         volatile boolean rerun;
+        // a preparatory step: on success the group is reconciled again to take the next one
+        boolean chain;
 
         Attempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
                 String successReason) {
@@ -75,6 +82,22 @@ final class GroupInstaller {
             this.target = target;
             this.onSuccess = onSuccess;
             this.successReason = successReason;
+            this.bitmap = false;
+            this.stampFrom = null;
+            this.stampTo = null;
+            this.expected = withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
+        }
+
+        Attempt(BitmapStamp from, BitmapStamp to, GroupState expected, GroupState onSuccess, String successReason) {
+            this.installed = GroupPlan.empty();
+            this.uncertain = GroupPlan.empty();
+            this.target = GroupPlan.empty();
+            this.onSuccess = onSuccess;
+            this.successReason = successReason;
+            this.bitmap = true;
+            this.stampFrom = from;
+            this.stampTo = to;
+            this.expected = expected;
         }
 
         boolean withdrawal() {
@@ -83,12 +106,13 @@ final class GroupInstaller {
     }
 
     GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
-                   OpenFlowTreeProgrammer programmer, GroupIndex index, Executor executor,
-                   ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
+                   OpenFlowTreeProgrammer programmer, BitmapReplication bitmaps, GroupIndex index,
+                   Executor executor, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
         this.store = store;
         this.compiler = compiler;
         this.snapshots = snapshots;
         this.programmer = programmer;
+        this.bitmaps = bitmaps;
         this.index = index;
         this.executor = executor;
         this.timer = timer;
@@ -146,9 +170,16 @@ final class GroupInstaller {
         if (g.state() != GroupState.COMPILING && !settled) {
             return;
         }
+        FabricSnapshot fabric = snapshots.snapshot();
+        BitmapDecision bd = bitmaps.decide(g, fabric);
+        BitmapStamp installedStamp = store.installedStamp(id);
+        if (bd.choice.failure() == null && bd.choice.mode() == ReplicationMode.BITMAP) {
+            installBitmap(group, g, settled, why, bd, installedStamp);
+            return;
+        }
         GroupCompiler.Result compiled;
         try {
-            compiled = compiler.compile(g, snapshots.snapshot());
+            compiled = bd.choice.failure() != null ? null : compiler.compile(g, fabric);
         } catch (RuntimeException e) {
             log.warn("Compiling group {} failed", id, e);
             compiled = null;
@@ -159,7 +190,12 @@ final class GroupInstaller {
         GroupState outcome;
         String reason;
         Set<Endpoint> unreachable;
-        if (compiled == null) {
+        if (bd.choice.failure() != null) {
+            target = GroupPlan.empty();
+            outcome = GroupState.FAILED;
+            reason = bd.choice.failure();
+            unreachable = ImmutableSet.of();
+        } else if (compiled == null) {
             target = GroupPlan.empty();
             outcome = GroupState.FAILED;
             reason = "the tree computation failed; see the ONOS log";
@@ -187,14 +223,22 @@ final class GroupInstaller {
         }
         Set<DeviceId> changed = target.changedDevices(installed);
         boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
+        boolean sameMode = modeRecorded(group, bd);
         if (settled) {
-            if (quiet && outcome == group.state() && unreachable.equals(group.unreachable())) {
+            if (quiet && installedStamp == null && sameMode && outcome == group.state()
+                    && unreachable.equals(group.unreachable())) {
                 return;
             }
             g = startCompiling(group, why);
             if (g.state() != GroupState.COMPILING) {
                 return;
             }
+        }
+        recordMode(id, bd);
+        if (installedStamp != null) {
+            // the group leaves BITMAP: its stamp goes first (it shares the tree rule's match on the source leaf)
+            removeStampFirst(id, installedStamp);
+            return;
         }
         if (quiet) {
             transition(id, GroupState.COMPILING, outcome, reason, unreachable);
@@ -210,23 +254,105 @@ final class GroupInstaller {
         send(sending, new Attempt(installed, uncertain, target, outcome, reason));
     }
 
+    private void installBitmap(P2mpGroup group, P2mpGroup g, boolean settled, String why, BitmapDecision bd,
+                               BitmapStamp installedStamp) {
+        P2mpGroupId id = group.id();
+        BitmapStamp target = bd.result.stamp();
+        Set<Endpoint> unreachable = bd.unreachable;
+        GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
+        String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of " + g.request().receivers().size()
+                + " receivers have no bit in the fabric's bitmap" + describe(unreachable);
+        index.put(id.value(), GroupPlan.empty(), bd.hosts);
+        if (outcome == GroupState.INSTALLED) {
+            waitingForFabric.remove(id.value());
+        } else {
+            waitingForFabric.add(id.value());
+        }
+        GroupPlan treePlan = store.installedPlan(id);
+        GroupPlan treeUncertain = store.uncertainPlan(id);
+        boolean treeLeft = !treePlan.branches().isEmpty() || !treeUncertain.branches().isEmpty();
+        boolean quiet = target.equals(installedStamp) && !treeLeft;
+        if (settled) {
+            if (quiet && modeRecorded(group, bd) && outcome == group.state()
+                    && unreachable.equals(group.unreachable())) {
+                return;
+            }
+            g = startCompiling(group, why);
+            if (g.state() != GroupState.COMPILING) {
+                return;
+            }
+        }
+        recordMode(id, bd);
+        if (treeLeft) {
+            // the group leaves TREE: its branches go first (the stamp shares their match on the source leaf)
+            P2mpGroup sending = toInstalling(id, unreachable, "removing the group's tree entries");
+            if (sending.state() != GroupState.INSTALLING) {
+                return;
+            }
+            Attempt a = new Attempt(treePlan, treeUncertain, GroupPlan.empty(), GroupState.INSTALLING, "");
+            a.chain = true;
+            send(sending, a);
+            return;
+        }
+        if (quiet) {
+            transition(id, GroupState.COMPILING, outcome, reason, unreachable);
+            return;
+        }
+        P2mpGroup sending = toInstalling(id, unreachable, "programming the source leaf's stamp");
+        if (sending.state() != GroupState.INSTALLING) {
+            return;
+        }
+        send(sending, new Attempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
+    }
+
+    private P2mpGroup toInstalling(P2mpGroupId id, Set<Endpoint> unreachable, String reason) {
+        return store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur
+                : cur.withUnreachable(unreachable).withState(GroupState.INSTALLING, clock.getAsLong(), reason));
+    }
+
+    private void removeStampFirst(P2mpGroupId id, BitmapStamp installedStamp) {
+        P2mpGroup sending = toInstalling(id, store.get(id).map(P2mpGroup::unreachable).orElse(Set.of()),
+                "removing the group's BITMAP stamp");
+        if (sending.state() != GroupState.INSTALLING) {
+            return;
+        }
+        Attempt a = new Attempt(installedStamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
+        a.chain = true;
+        send(sending, a);
+    }
+
+    private static boolean modeRecorded(P2mpGroup group, BitmapDecision bd) {
+        ReplicationMode mode = bd.choice.mode();
+        String reason = bd.choice.reason().isEmpty() ? group.modeReason() : bd.choice.reason();
+        return group.effectiveMode() == mode && group.modeReason().equals(reason);
+    }
+
+    private void recordMode(P2mpGroupId id, BitmapDecision bd) {
+        store.update(id, cur -> modeRecorded(cur, bd) ? cur
+                : cur.withEffectiveMode(bd.choice.mode(), bd.choice.reason()));
+    }
+
     private P2mpGroup startCompiling(P2mpGroup group, String why) {
         GroupState from = group.state();
         return store.update(group.id(), cur -> {
             if (cur.state() != from) {
                 return cur;
             }
-            P2mpGroup next = cur;
-            if (next.effectiveMode() != ReplicationMode.TREE) {
-                next = next.withEffectiveMode(ReplicationMode.TREE, AUTO_REASON);
-            }
-            return next.withState(GroupState.COMPILING, clock.getAsLong(), why);
+            return cur.withState(GroupState.COMPILING, clock.getAsLong(), why);
         });
     }
 
     private void withdraw(P2mpGroup group) {
         P2mpGroupId id = group.id();
         waitingForFabric.remove(id.value());
+        BitmapStamp stamp = store.installedStamp(id);
+        if (stamp != null) {
+            // the stamp goes first; the rerun then removes tree entries left from an earlier mode, if any
+            Attempt a = new Attempt(stamp, null, GroupState.WITHDRAWING, GroupState.WITHDRAWING, "");
+            a.chain = true;
+            send(group, a);
+            return;
+        }
         GroupPlan installed = store.installedPlan(id);
         GroupPlan uncertain = store.uncertainPlan(id);
         if (installed.branches().isEmpty() && uncertain.branches().isEmpty()) {
@@ -254,11 +380,16 @@ final class GroupInstaller {
                 later(() -> completed(group.id(), attempt, why));
             }
         };
-        // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have left
-        store.setUncertainPlan(group.id(), union(attempt.uncertain, attempt.target));
         try {
-            attempt.devices = programmer.program(group, attempt.installed, attempt.uncertain, attempt.target,
-                    context);
+            if (attempt.bitmap) {
+                attempt.devices = bitmaps.programmer().program(attempt.stampFrom, attempt.stampTo, context);
+            } else {
+                // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have
+                // left
+                store.setUncertainPlan(group.id(), union(attempt.uncertain, attempt.target));
+                attempt.devices = programmer.program(group, attempt.installed, attempt.uncertain, attempt.target,
+                        context);
+            }
         } catch (RuntimeException e) {
             log.warn("Sending the entries of group {} failed", group.id(), e);
             completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage());
@@ -291,20 +422,26 @@ final class GroupInstaller {
             }
             return;
         }
-        GroupState expected = attempt.withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
+        GroupState expected = attempt.expected;
         if (error == null) {
-            store.setInstalledPlan(id, attempt.target);
-            store.setUncertainPlan(id, GroupPlan.empty());
+            if (attempt.bitmap) {
+                store.setInstalledStamp(id, attempt.stampTo);
+            } else {
+                store.setInstalledPlan(id, attempt.target);
+                store.setUncertainPlan(id, GroupPlan.empty());
+            }
             if (attempt.withdrawal()) {
                 index.remove(id.value());
             }
-            transition(id, expected, attempt.onSuccess, attempt.successReason, null);
+            if (attempt.onSuccess != expected) {
+                transition(id, expected, attempt.onSuccess, attempt.successReason, null);
+            }
         } else {
             // the uncertain plan written before sending keeps track of what the batch may have left
             String prefix = attempt.withdrawal() ? "withdraw incomplete: " : "";
             transition(id, expected, GroupState.FAILED, prefix + error, null);
         }
-        if (attempt.rerun) {
+        if (attempt.rerun || (attempt.chain && error == null)) {
             reconcile(id, "");
         }
     }

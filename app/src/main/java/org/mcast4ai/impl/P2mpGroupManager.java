@@ -2,6 +2,7 @@ package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableList;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.GroupPlan;
@@ -13,8 +14,11 @@ import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupListener;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.P2mpGroupService;
+import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.engine.FabricTreeComputer;
 import org.mcast4ai.engine.TreeComputer;
+import org.mcast4ai.impl.bitmap.BitmapPlanner;
+import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
 import org.onlab.packet.IpPrefix;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
@@ -23,6 +27,7 @@ import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionEvent;
 import org.onosproject.net.intent.WorkPartitionEventListener;
@@ -106,6 +111,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WorkPartitionService workPartitionService;
 
+    /** Static BITMAP egress groups; without it (tests, a host without groups) BITMAP is unavailable. */
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected GroupService groupService;
+
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
@@ -137,6 +146,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private RequestValidator validator;
     private FabricSnapshotFactory snapshots;
     private OpenFlowTreeProgrammer programmer;
+    private BitmapReplication bitmaps;
     private GroupIndex index;
     private GroupInstaller installer;
     private TopologyMonitor topology;
@@ -170,8 +180,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId);
         index = new GroupIndex();
-        installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, index,
-                executor, timer, System::currentTimeMillis, () -> installTimeoutMs);
+        bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
+                : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
+                        BitmapPlanner.DEFAULT_CHAIN_BASE));
+        installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
+                index, executor, timer, System::currentTimeMillis, () -> installTimeoutMs);
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index, executor,
                 this::topologyChanged);
         if (eventDispatcher != null) {
@@ -311,6 +324,21 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     }
 
     @Override
+    public GroupBitmap getBitmap(P2mpGroupId id) {
+        checkId(id);
+        P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
+        if (group.effectiveMode() != ReplicationMode.BITMAP) {
+            throw GroupException.conflict("group " + id + " is replicated as " + group.effectiveMode()
+                    + ", not BITMAP; it has no bit map" + (group.modeReason().isEmpty() ? ""
+                    : " (" + group.modeReason() + ")"));
+        }
+        if (!group.state().isLive()) {
+            throw GroupException.conflict("group " + id + " is " + group.state() + "; it has no bit map");
+        }
+        return bitmaps.bitmapOf(group, snapshots.snapshot());
+    }
+
+    @Override
     public int groupCount() {
         return store.getAll().size();
     }
@@ -436,6 +464,15 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         Set<Long> todo = new LinkedHashSet<>(groups);
         if (improvement) {
             todo.addAll(installer.waitingForFabric());
+        }
+        // the bit layout follows the fabric: BITMAP and AUTO groups are re-decided (AUTO falls back to TREE
+        // when the fabric stops fitting, BITMAP stamps follow renumbered leaves and uplinks)
+        bitmaps.layout(snapshots.snapshot());
+        for (P2mpGroup g : store.getAll()) {
+            if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
+                    || g.request().mode() == ReplicationMode.AUTO)) {
+                todo.add(g.id().value());
+            }
         }
         for (long g : todo) {
             P2mpGroupId id = P2mpGroupId.of(g);

@@ -6,6 +6,7 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.store.Store;
 
@@ -105,4 +106,31 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @return how many groups (any state) the tenant holds
      */
     int tenantGroupCount(String tenant);
+
+    /**
+     * @param id group id
+     * @return the BITMAP stamp the source leaf acknowledged for the group, or null
+     */
+    BitmapStamp installedStamp(P2mpGroupId id);
+
+    /**
+     * Records the BITMAP stamp the source leaf holds for a group; null clears the record.
+     *
+     * @param id    group id
+     * @param stamp the stamp, or null
+     */
+    void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp);
+
+    /** @return every installed BITMAP stamp by group */
+    Map<P2mpGroupId, BitmapStamp> installedStamps();
+
+    /**
+     * Stable receiver position indices (the bit index table's entries): positions seen before keep their
+     * index; new ones get the lowest free index. Positions are never renumbered, so a host arriving or moving
+     * does not change the bits of other receivers.
+     *
+     * @param positions position keys ({@code leaf/port}) of the current fabric
+     * @return every known position's index (including positions no longer in the fabric)
+     */
+    Map<String, Integer> bitPositions(Collection<String> positions);
 }

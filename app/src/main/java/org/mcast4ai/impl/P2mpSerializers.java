@@ -14,6 +14,7 @@ import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.StateChange;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.onlab.util.KryoNamespace;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
@@ -34,7 +35,8 @@ public final class P2mpSerializers {
     public static final KryoNamespace API = KryoNamespace.newBuilder()
             .register(KryoNamespaces.API)
             .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
-                    GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class)
+                    GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
+                    BitmapStamp.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
             .build("mcast4ai");
 

@@ -5,7 +5,7 @@ import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.Reliability;
-import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.impl.bitmap.BitmapPlanner;
 import org.onosproject.net.HostId;
 
 import java.util.HashMap;
@@ -14,7 +14,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The checks a request passes before anything is stored: modes this release supports, the receiver limit,
+ * The checks a request passes before anything is stored: reliability this release supports, a priority above
+ * the BITMAP tables' entry rules, the receiver limit,
  * and that every endpoint names exactly one located host, distinct from the source and from each other.
  */
 final class RequestValidator {
@@ -29,8 +30,10 @@ final class RequestValidator {
      * @param maxReceivers receiver limit
      */
     void checkNew(P2mpGroupRequest request, int maxReceivers) {
-        if (request.mode() == ReplicationMode.BITMAP) {
-            throw GroupException.invalid("BITMAP replication is not available yet; use TREE or AUTO");
+        if (request.priority() <= BitmapPlanner.ENTRY_PRIORITY) {
+            // BITMAP's static entry rules sit at this priority on every switch; a group's rules must win
+            throw GroupException.invalid("priority must be above " + BitmapPlanner.ENTRY_PRIORITY
+                    + " (the BITMAP tables' entry rules); got " + request.priority());
         }
         if (request.reliability() == Reliability.ACK_AGGREGATION) {
             throw GroupException.invalid("ACK_AGGREGATION reliability is not available yet; use NONE");

@@ -1,0 +1,157 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableSet;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.impl.bitmap.BitmapChoice;
+import org.mcast4ai.impl.bitmap.BitmapLayout;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.bitmap.EthSrcBitmap;
+import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
+import org.onosproject.net.HostId;
+import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * The manager's side of BITMAP replication: the fabric's layout with the stable bit indices of the store
+ * (derived once per snapshot, when the static tables are also brought in line), and the per-group choice
+ * between BITMAP and TREE.
+ */
+final class BitmapReplication {
+    private final Logger log = getLogger(getClass());
+
+    private final P2mpGroupStore store;
+    private final HostResolver hosts;
+    private final OpenFlowBitmapProgrammer programmer;
+
+    private FabricSnapshot layoutOf;
+    private BitmapLayout layout;
+
+    /** A group's replication decision. */
+    static final class BitmapDecision {
+        final BitmapChoice choice;
+        final BitmapStamp.Result result;
+        final Set<Endpoint> unreachable;
+        final Set<HostId> hosts;
+
+        BitmapDecision(BitmapChoice choice, BitmapStamp.Result result, Set<Endpoint> unreachable,
+                       Set<HostId> hosts) {
+            this.choice = choice;
+            this.result = result;
+            this.unreachable = ImmutableSet.copyOf(unreachable);
+            this.hosts = ImmutableSet.copyOf(hosts);
+        }
+    }
+
+    /**
+     * @param store      the store (stable bit indices, installed stamps)
+     * @param hosts      endpoint resolution
+     * @param programmer the OpenFlow BITMAP programmer, or null if BITMAP cannot be programmed (no group
+     *                   service)
+     */
+    BitmapReplication(P2mpGroupStore store, HostResolver hosts, OpenFlowBitmapProgrammer programmer) {
+        this.store = store;
+        this.hosts = hosts;
+        this.programmer = programmer;
+    }
+
+    /** @return the programmer, or null */
+    OpenFlowBitmapProgrammer programmer() {
+        return programmer;
+    }
+
+    /**
+     * The layout of a snapshot: computed once per snapshot, with the store's stable indices (new receiver
+     * positions are allocated there first); when it fits, the switches' static tables follow it.
+     *
+     * @param fabric the current snapshot
+     * @return its layout
+     */
+    synchronized BitmapLayout layout(FabricSnapshot fabric) {
+        if (fabric == layoutOf) {
+            return layout;
+        }
+        List<String> positions = new ArrayList<>();
+        for (int h = 0; h < fabric.hostCount(); h++) {
+            positions.add(BitmapLayout.positionKey(fabric.switchName(fabric.hostSwitch(h)), fabric.hostPort(h)));
+        }
+        BitmapLayout next = BitmapLayout.of(fabric, store.bitPositions(positions));
+        layoutOf = fabric;
+        layout = next;
+        if (programmer != null && next.fits()) {
+            programmer.applyStatic(next).whenComplete((v, e) -> {
+                if (e != null) {
+                    log.warn("Static BITMAP tables not in place: {}", e.getMessage());
+                }
+            });
+        } else if (!next.fits()) {
+            log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
+        }
+        return next;
+    }
+
+    /**
+     * @param group  the group (its current receivers)
+     * @param fabric the current snapshot
+     * @return the mode the group gets, and for BITMAP its stamp
+     */
+    BitmapDecision decide(P2mpGroup group, FabricSnapshot fabric) {
+        ReplicationMode requested = group.request().mode();
+        if (requested == ReplicationMode.TREE) {
+            return new BitmapDecision(BitmapChoice.decide(requested, true, null), null, Set.of(), Set.of());
+        }
+        BitmapLayout l = layout(fabric);
+        Set<HostId> resolved = new LinkedHashSet<>();
+        HostId source = hosts.resolveOrNull(group.request().source());
+        if (source != null) {
+            resolved.add(source);
+        }
+        Map<String, Endpoint> byName = new LinkedHashMap<>();
+        for (Endpoint r : group.request().receivers()) {
+            HostId id = hosts.resolveOrNull(r);
+            if (id != null) {
+                resolved.add(id);
+            }
+            byName.putIfAbsent(id == null ? "?" + r.host() : id.toString(), r);
+        }
+        BitmapStamp.Result result = BitmapStamp.compile(l, source == null ? "?" + group.request().source().host()
+                : source.toString(), byName.keySet(), group.address(), group.request().priority(),
+                group.id().value());
+        BitmapChoice choice = BitmapChoice.decide(requested, programmer != null, programmer != null ? result : null);
+        Set<Endpoint> unreachable = new LinkedHashSet<>();
+        result.unreachable().forEach(n -> unreachable.add(byName.get(n)));
+        return new BitmapDecision(choice, result, unreachable, resolved);
+    }
+
+    /**
+     * @param group  a BITMAP group
+     * @param fabric the current snapshot
+     * @return its bit map
+     */
+    GroupBitmap bitmapOf(P2mpGroup group, FabricSnapshot fabric) {
+        BitmapLayout l = layout(fabric);
+        Map<String, Integer> bits = new LinkedHashMap<>();
+        long all = 0;
+        for (Endpoint r : group.request().receivers()) {
+            HostId id = hosts.resolveOrNull(r);
+            int bit = id == null ? -1 : l.bitOfHost(id.toString());
+            if (bit >= 0) {
+                bits.put(id.toString(), bit);
+                all |= 1L << bit;
+            }
+        }
+        return new GroupBitmap(group.id(), GroupBitmap.CARRIER_ETH_SRC, bits, all,
+                EthSrcBitmap.stamp(all).toString());
+    }
+}

@@ -1,0 +1,181 @@
+package org.mcast4ai.bench;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Group churn benchmark (issue 3: 20,000 or more group create+withdraw per second through the service, the
+ * in-memory store and the compiler, switch I/O excluded). Hosts the real group store and manager on ONOS
+ * service doubles ({@link ChurnHost}) over generated fabrics and measures full group cycles (submit to
+ * INSTALLED, withdraw to WITHDRAWN, purge) per second, with 1 and 2 client threads, one group at a time per
+ * client and in waves; next to it, in the same run, the compile alone on the same fabric and group shapes.
+ *
+ * <p>Usage: {@code ChurnBench [--quick] [--n N] [--fabrics leafspine:4,16,16;fattree:8] [--sizes 8,64]
+ * [--threads 1,2] [--windows 1,64] [--profile]}.
+ */
+public final class ChurnBench {
+
+    private ChurnBench() {
+    }
+
+    /** Parsed command line. */
+    private static final class Options {
+        boolean quick;
+        boolean profile;
+        int n = 20_000;
+        List<String> fabrics = List.of("leafspine:4,16,16", "fattree:8");
+        List<Integer> sizes = List.of(8, 64);
+        List<Integer> threads = List.of(1, 2);
+        List<Integer> windows = List.of(1, 64);
+    }
+
+    /**
+     * Runs the benchmark.
+     *
+     * @param args command line (see the class comment)
+     * @throws Exception if a scenario fails
+     */
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("churn: " + e.getMessage());
+            System.err.println("usage: churn [--quick] [--n N] [--fabrics leafspine:S,L,H;fattree:K] [--sizes 8,64]"
+                                       + " [--threads 1,2] [--windows 1,64] [--profile]");
+            System.exit(2);
+            return;
+        }
+        int warm = o.quick ? 2_000 : 10_000;
+        System.out.printf(Locale.ROOT, "churn: %s, N=%d cycles per row after %d warm-up cycles, %d cores, "
+                + "load average %.2f at start%n", o.quick ? "quick" : "full", o.n, warm,
+                Runtime.getRuntime().availableProcessors(), load());
+        System.out.println("churn: cycle = submit -> INSTALLED -> withdraw -> WITHDRAWN -> purge, TREE mode; "
+                + "manager with its own installer executor, states awaited by a listener; flow batches acked "
+                + "at once");
+        System.out.printf(Locale.ROOT, "%-22s %5s %4s %6s | %10s %9s %9s | %10s %8s %8s | %7s%n",
+                "fabric", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "compile/s", "p50 µs",
+                "p99 µs", "ratio");
+        for (String spec : o.fabrics) {
+            ChurnFabric fabric = ChurnFabric.parse(spec);
+            try (ChurnHost host = new ChurnHost(fabric)) {
+                for (int size : o.sizes) {
+                    ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 7L * size + spec.hashCode());
+                    // warm-up: the whole path, both modes, then the compiler alone
+                    ChurnRun.churn(host, shapes, warm / 2, 1, 1);
+                    ChurnRun.churn(host, shapes, warm / 2, 2, 64);
+                    ChurnRun.compileOnly(fabric.snapshot, shapes, warm * 4);
+                    ChurnRun.Result compile = ChurnRun.compileOnly(fabric.snapshot, shapes, Math.max(o.n, 50_000));
+                    for (int window : o.windows) {
+                        for (int t : o.threads) {
+                            ChurnRun.Result r = ChurnRun.churn(host, shapes, o.n, t, window);
+                            System.out.printf(Locale.ROOT,
+                                    "%-22s %5d %4d %6d | %10.0f %9.1f %9.1f | %10.0f %8.1f %8.1f | %6.1fx%n",
+                                    fabric.name, size, t, window, r.opsPerSecond(), r.percentileUs(0.5),
+                                    r.percentileUs(0.99), compile.opsPerSecond(), compile.percentileUs(0.5),
+                                    compile.percentileUs(0.99), compile.opsPerSecond() / r.opsPerSecond());
+                        }
+                    }
+                }
+                if (o.profile) {
+                    profile(host, fabric, o);
+                }
+                System.out.printf(Locale.ROOT, "churn: %s: %d flow batches, %d rule operations acknowledged%n",
+                        fabric.name, host.flows.batches.sum(), host.flows.rules.sum());
+            }
+        }
+        System.out.printf(Locale.ROOT, "churn: load average %.2f at the end%n", load());
+        System.exit(0);
+    }
+
+    private static void profile(ChurnHost host, ChurnFabric fabric, Options o) throws InterruptedException {
+        int size = o.sizes.get(o.sizes.size() - 1);
+        ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 11);
+        for (int window : o.windows) {
+            ChurnRun.Result r;
+            ChurnProfiler p = new ChurnProfiler(2000);
+            try {
+                r = ChurnRun.churn(host, shapes, o.n, 1, window);
+            } finally {
+                p.close();
+            }
+            System.out.printf(Locale.ROOT, "profile: %s, %d receivers, 1 thread, window %d: %.0f cycles/s "
+                    + "(sampled every 2 ms)%n%s", fabric.name, size, window, r.opsPerSecond(), p.report(12));
+        }
+    }
+
+    private static double load() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private static Options parse(String[] args) {
+        Options o = new Options();
+        boolean nSet = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick":
+                    o.quick = true;
+                    break;
+                case "--profile":
+                    o.profile = true;
+                    break;
+                case "--n":
+                    o.n = positive(value(args, ++i, a), a);
+                    nSet = true;
+                    break;
+                case "--fabrics":
+                    o.fabrics = List.of(value(args, ++i, a).split(";"));
+                    o.fabrics.forEach(ChurnFabric::parse);
+                    break;
+                case "--sizes":
+                    o.sizes = ints(value(args, ++i, a), a);
+                    break;
+                case "--threads":
+                    o.threads = ints(value(args, ++i, a), a);
+                    break;
+                case "--windows":
+                    o.windows = ints(value(args, ++i, a), a);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (o.quick && !nSet) {
+            o.n = 4_000;
+        }
+        if (o.quick && o.fabrics.size() > 1 && !List.of(args).contains("--fabrics")) {
+            o.fabrics = List.of("leafspine:4,16,16");
+        }
+        return o;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int positive(String s, String option) {
+        try {
+            int v = Integer.parseInt(s.trim());
+            if (v <= 0) {
+                throw new IllegalArgumentException(option + " must be positive: " + s);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " wants a number: " + s, e);
+        }
+    }
+
+    private static List<Integer> ints(String s, String option) {
+        List<Integer> out = new ArrayList<>();
+        for (String p : s.split(",")) {
+            out.add(positive(p, option));
+        }
+        return out;
+    }
+}

@@ -24,10 +24,12 @@ import org.onosproject.store.service.TestStorageService;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,16 +58,25 @@ class DistributedP2mpGroupStoreTest {
     void allocatesDistinctIdsAndAddressesFromThePool() {
         Set<IpAddress> addresses = new HashSet<>();
         Set<Long> ids = new HashSet<>();
-        for (int i = 0; i < 8; i++) {
+        // a /29 has 8 addresses: its network and broadcast addresses are never handed out
+        IpAddress network = POOL.address();
+        IpAddress broadcast = IpAddress.valueOf(POOL.address().getIp4Address().toInt() + 7);
+        for (int i = 0; i < 6; i++) {
             P2mpGroup g = store.create(request("t", "g" + i), POOL, 1000L);
             assertTrue(POOL.contains(g.address()), g.address().toString());
+            assertNotEquals(network, g.address());
+            assertNotEquals(broadcast, g.address());
+            if (i == 0) {
+                assertEquals(IpAddress.valueOf(network.getIp4Address().toInt() + 1), g.address(),
+                        "allocation starts at the pool's first host address");
+            }
             assertTrue(addresses.add(g.address()), "address reused: " + g.address());
             assertTrue(ids.add(g.id().value()));
             assertEquals(GroupState.SUBMITTED, g.state());
         }
-        GroupException e = assertThrows(GroupException.class, () -> store.create(request("t", "g8"), POOL, 1L));
+        GroupException e = assertThrows(GroupException.class, () -> store.create(request("t", "g6"), POOL, 1L));
         assertEquals(GroupException.Kind.LIMIT, e.kind());
-        assertFalse(store.get(GroupKey.of("t", "g8")).isPresent(), "a refused group leaves no key behind");
+        assertFalse(store.get(GroupKey.of("t", "g6")).isPresent(), "a refused group leaves no key behind");
     }
 
     @Test
@@ -151,5 +162,16 @@ class DistributedP2mpGroupStoreTest {
         assertEquals(p, copy);
         assertTrue(copy.changedDevices(p).isEmpty());
         assertEquals(p.links().get(0)[1], copy.links().get(0)[1]);
+    }
+
+    @Test
+    void bitPositionsAreStableAndNewOnesTakeTheLowestFreeIndex() {
+        Map<String, Integer> first = store.bitPositions(List.of("of:2/2", "of:1/1"));
+        assertEquals(Map.of("of:1/1", 0, "of:2/2", 1), first);
+        // a position sorting first arrives: nobody is renumbered
+        Map<String, Integer> next = store.bitPositions(List.of("of:0/9", "of:1/1", "of:2/2"));
+        assertEquals(Map.of("of:0/9", 2, "of:1/1", 0, "of:2/2", 1), next);
+        // a position that left keeps its index; asking again changes nothing
+        assertEquals(next, store.bitPositions(List.of("of:1/1")));
     }
 }

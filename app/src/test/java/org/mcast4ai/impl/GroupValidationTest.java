@@ -11,7 +11,6 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.Reliability;
-import org.mcast4ai.api.ReplicationMode;
 import org.onlab.packet.MacAddress;
 
 import java.util.List;
@@ -147,12 +146,17 @@ class GroupValidationTest {
     }
 
     @Test
-    void bitmapAndAckAggregationAreNotAvailableYet() {
-        refused(GroupException.Kind.INVALID, "BITMAP replication is not available yet",
-                () -> h.manager.submit(request("x", 4, 1).toBuilder().mode(ReplicationMode.BITMAP).build()));
+    void ackAggregationIsNotAvailableYet() {
         refused(GroupException.Kind.INVALID, "ACK_AGGREGATION",
                 () -> h.manager.submit(request("x", 4, 1).toBuilder()
                         .reliability(Reliability.ACK_AGGREGATION).build()));
+    }
+
+    @Test
+    void priorityMustStayAboveTheBitmapEntryRules() {
+        refused(GroupException.Kind.INVALID, "priority must be above 10",
+                () -> h.manager.submit(request("x", 4, 1).toBuilder().priority(10).build()));
+        h.manager.submit(request("y", 4, 1).toBuilder().priority(11).build());
     }
 
     @Test

@@ -41,9 +41,20 @@ final class ManagerHarness {
     P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = new ArrayList<>();
     LongPredicate mine = id -> true;
+    final AckingGroupService groups;
 
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
+        this(fabric, timer, null);
+    }
+
+    /**
+     * @param fabric the fabric
+     * @param timer  install timeout timer, or null
+     * @param groups group service for BITMAP's static egress groups, or null (then BITMAP is unavailable)
+     */
+    ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, AckingGroupService groups) {
         this.fabric = fabric;
+        this.groups = groups;
         store.storageService = storage;
         store.activate();
         manager = newManager(timer);
@@ -68,6 +79,7 @@ final class ManagerHarness {
         manager.linkService = fabric.links;
         manager.hostService = fabric.hosts;
         manager.flowRuleService = flows;
+        manager.groupService = groups;
         manager.cfgService = new ComponentConfigAdapter();
         manager.workPartitionService = new WorkPartitionServiceAdapter() {
             @Override

@@ -168,6 +168,18 @@ final class TestFabric {
         }
     }
 
+    /**
+     * Attaches more hosts to a leaf: host h (first..first+count-1) on port 100+h, each announced with
+     * HOST_ADDED.
+     */
+    void addHosts(int l, int first, int count) {
+        for (int h = first; h < first + count; h++) {
+            Host host = host(l, h, leaf(l), 100 + h);
+            hostMap.put(host.id(), host);
+            hosts.fire(new HostEvent(HostEvent.Type.HOST_ADDED, host));
+        }
+    }
+
     /** Moves host h of leaf l to another leaf port. */
     void moveHost(int l, int h, DeviceId to, long port) {
         Host before = hostMap.get(HostId.hostId(mac(l, h), VlanId.NONE));

@@ -1,0 +1,198 @@
+package org.mcast4ai.impl;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
+import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.impl.bitmap.EthSrcBitmap;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mcast4ai.impl.ManagerHarness.request;
+import static org.mcast4ai.impl.RecordingFlowRuleService.devices;
+import static org.mcast4ai.impl.TestFabric.hostId;
+import static org.mcast4ai.impl.TestFabric.leaf;
+import static org.mcast4ai.impl.TestFabric.spine;
+
+/**
+ * BITMAP replication through the group service on the 2-spine, 4-leaf, 2-hosts-per-leaf test fabric (8
+ * receiver positions): the static tables go to the switches once, each group adds only its stamp on the
+ * source leaf, and AUTO picks BITMAP where it fits and TREE where it does not, saying why.
+ */
+class BitmapReplicationTest {
+    private ManagerHarness h;
+
+    @BeforeEach
+    void setUp() {
+        h = new ManagerHarness(TestFabric.leafSpine(), null, new AckingGroupService());
+    }
+
+    private static org.mcast4ai.api.P2mpGroupRequest bitmap(String name, int... leafHostPairs) {
+        return request(name, leafHostPairs).toBuilder().mode(ReplicationMode.BITMAP).build();
+    }
+
+    @Test
+    void bitmapGroupInstallsTheStaticTablesOnceAndOnlyItsStampOnTheSourceLeaf() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
+        assertEquals(8, h.groups.added.size(), "one static egress group per host port");
+        assertEquals(2, h.flows.batches().size(), "the static tables, then the group's stamp");
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
+        assertNotNull(h.store.installedStamp(g.id()));
+        assertTrue(h.store.installedPlan(g.id()).branches().isEmpty(), "no tree entries");
+
+        P2mpGroup second = h.manager.submit(bitmap("b", 2, 2));
+        assertEquals(3, h.flows.batches().size(), "no static entries again");
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
+        assertEquals(8, h.groups.added.size());
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(second.id()).state());
+    }
+
+    @Test
+    void autoPicksBitmapOnAFabricThatFitsAndSaysWhy() {
+        P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
+        assertTrue(now.modeReason().contains("AUTO chose BITMAP"), now.modeReason());
+    }
+
+    @Test
+    void autoFallsBackToTreeWhenTheFabricHasMoreThan46Positions() {
+        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new AckingGroupService());
+        P2mpGroup g = big.manager.submit(request("a", 2, 1, 4, 2));
+        big.flows.ackAll();
+        P2mpGroup now = big.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.TREE, now.effectiveMode());
+        assertTrue(now.modeReason().contains("AUTO chose TREE") && now.modeReason().contains("48 receiver positions"),
+                now.modeReason());
+        assertTrue(big.groups.added.isEmpty(), "no static tables on a fabric BITMAP does not fit");
+        assertNull(big.store.installedStamp(g.id()));
+    }
+
+    @Test
+    void bitmapOnAFabricThatDoesNotFitFailsWithTheReason() {
+        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new AckingGroupService());
+        P2mpGroup g = big.manager.submit(bitmap("a", 2, 1));
+        P2mpGroup now = big.get(g.id());
+        assertEquals(GroupState.FAILED, now.state());
+        assertTrue(now.reason().contains("BITMAP replication is not possible")
+                && now.reason().contains("carries 46"), now.reason());
+        assertTrue(big.flows.batches().isEmpty(), "nothing programmed");
+    }
+
+    @Test
+    void withdrawRemovesTheStamp() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        h.flows.ack();
+        int staticOnLeaf = h.flows.rulesOn(leaf(1)).size();
+        h.flows.ackAll();
+        assertTrue(h.flows.rulesOn(leaf(1)).size() > staticOnLeaf, "the stamp is on the source leaf");
+        h.manager.withdraw(g.id());
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
+        h.flows.ackAll();
+        assertEquals(GroupState.WITHDRAWN, h.get(g.id()).state(), h.get(g.id()).reason());
+        assertNull(h.store.installedStamp(g.id()));
+        assertEquals(staticOnLeaf, h.flows.rulesOn(leaf(1)).size(), "only the static tables remain");
+    }
+
+    @Test
+    void membershipChangeRewritesOnlyTheStamp() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        h.flows.ackAll();
+        int batches = h.flows.batches().size();
+        h.manager.addReceivers(g.id(), Set.of(Endpoint.of(hostId(4, 2))));
+        assertEquals(batches + 1, h.flows.batches().size());
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertEquals(8, h.groups.added.size(), "no static group changed");
+        assertEquals(0x94L, h.store.installedStamp(g.id()).bits(), "bits of 2/1, 3/1 and 4/2");
+    }
+
+    @Test
+    void transitSwitchesHoldTheSameEntriesForOneAndForAHundredGroups() {
+        h.manager.submit(bitmap("g0", 2, 1, 3, 2));
+        h.flows.ackAll();
+        Map<DeviceId, List<FlowRule>> one = transit();
+        for (int i = 1; i < 100; i++) {
+            h.manager.submit(bitmap("g" + i, 2 + i % 2, 1 + (i / 2) % 2, 4, 1 + i % 2));
+        }
+        h.flows.ackAll();
+        assertEquals(100, h.manager.getGroups(null, null, GroupState.INSTALLED).size());
+        assertEquals(one, transit());
+        assertTrue(one.values().stream().allMatch(r -> !r.isEmpty()), "static tables are there");
+    }
+
+    private Map<DeviceId, List<FlowRule>> transit() {
+        Map<DeviceId, List<FlowRule>> m = new HashMap<>();
+        for (DeviceId d : List.of(spine(1), spine(2), leaf(2), leaf(3), leaf(4))) {
+            m.put(d, new ArrayList<>(h.flows.rulesOn(d)));
+        }
+        return m;
+    }
+
+    @Test
+    void autoFallsBackToTreeWhenTheFabricStopsFitting() {
+        P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
+        h.flows.ackAll();
+        assertEquals(ReplicationMode.BITMAP, h.get(g.id()).effectiveMode());
+        h.fabric.addHosts(3, 10, 40);
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.TREE, now.effectiveMode());
+        assertTrue(now.modeReason().contains("48 receiver positions"), now.modeReason());
+        assertNull(h.store.installedStamp(g.id()), "the stamp is gone");
+        assertTrue(h.store.installedPlan(g.id()).branches().containsKey(leaf(1)), "the tree is in place");
+    }
+
+    @Test
+    void bitMapOfABitmapGroupAndConflictForATreeGroup() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
+        h.flows.ackAll();
+        GroupBitmap b = h.manager.getBitmap(g.id());
+        // positions are numbered leaf by leaf, port by port: 2/1 -> 2, 3/1 -> 4, 4/2 -> 7
+        assertEquals(Map.of(hostId(2, 1), 2, hostId(3, 1), 4, hostId(4, 2), 7), b.receiverBits());
+        assertEquals(0x94L, b.groupBits());
+        assertEquals(EthSrcBitmap.stamp(0x94L).toString(), b.stampMac());
+        assertEquals("eth_src", b.carrier());
+
+        P2mpGroup tree = h.manager.submit(request("t", 2, 1).toBuilder().mode(ReplicationMode.TREE).build());
+        GroupException e = assertThrows(GroupException.class, () -> h.manager.getBitmap(tree.id()));
+        assertEquals(GroupException.Kind.CONFLICT, e.kind());
+        assertTrue(e.getMessage().contains("not BITMAP"), e.getMessage());
+    }
+
+    @Test
+    void newPositionsDoNotRenumberExistingReceivers() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 4, 2));
+        h.flows.ackAll();
+        GroupBitmap before = h.manager.getBitmap(g.id());
+        h.fabric.addHosts(1, 10, 3); // positions of:...0201/110.. sort before leaf 2's
+        GroupBitmap after = h.manager.getBitmap(g.id());
+        assertEquals(before.receiverBits(), after.receiverBits());
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+    }
+}

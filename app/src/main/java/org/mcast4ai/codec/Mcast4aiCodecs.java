@@ -1,6 +1,7 @@
 package org.mcast4ai.codec;
 
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupRequest;
@@ -17,7 +18,8 @@ public final class Mcast4aiCodecs {
 
     /** Model classes that have a codec. */
     public static final List<Class<?>> CLASSES = List.of(
-            P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class);
+            P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class,
+            GroupBitmap.class);
 
     private Mcast4aiCodecs() {
     }
@@ -33,6 +35,7 @@ public final class Mcast4aiCodecs {
         codecService.registerCodec(Endpoint.class, new EndpointCodec());
         codecService.registerCodec(GroupPlan.class, new GroupPlanCodec());
         codecService.registerCodec(StateChange.class, new StateChangeCodec());
+        codecService.registerCodec(GroupBitmap.class, new GroupBitmapCodec());
     }
 
     /**

@@ -21,6 +21,7 @@ class Mcast4aiCodecRegistratorTest {
         assertInstanceOf(EndpointCodec.class, codecs.getCodec(org.mcast4ai.api.Endpoint.class));
         assertInstanceOf(GroupPlanCodec.class, codecs.getCodec(org.mcast4ai.api.GroupPlan.class));
         assertInstanceOf(StateChangeCodec.class, codecs.getCodec(org.mcast4ai.api.StateChange.class));
+        assertInstanceOf(GroupBitmapCodec.class, codecs.getCodec(org.mcast4ai.api.GroupBitmap.class));
 
         registrator.deactivate();
         for (Class<?> c : Mcast4aiCodecs.CLASSES) {

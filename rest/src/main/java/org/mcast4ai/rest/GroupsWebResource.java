@@ -3,6 +3,7 @@ package org.mcast4ai.rest;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
@@ -226,6 +227,26 @@ public class GroupsWebResource extends AbstractWebResource {
         existing(gid);
         GroupPlan plan = service().getInstalledPlan(gid);
         return ok(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this)).build();
+    }
+
+    /**
+     * Returns the bit map of a group replicated as BITMAP: the receiver bit of each receiver, the group's bits
+     * and the Ethernet source address ({@code stampMac}) that addresses the whole group. A sender addresses
+     * any subset of the group per packet, without a switch write, by sending with the stamp of the OR of the
+     * subset's bits as its source address (same encoding, see {@code tools/traffic/subset_stamp.py}).
+     * Returns 404 for an unknown id; 409 if the group is not replicated as BITMAP (a TREE group, or AUTO
+     * that chose TREE: the message says why) or is no longer live.
+     *
+     * @param id group id
+     * @return 200 OK with the bit map
+     * @onos.rsModel Bitmap
+     */
+    @GET
+    @Path("{id}/bitmap")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getBitmap(@PathParam("id") String id) {
+        GroupBitmap bitmap = service().getBitmap(P2mpGroupId.parse(id));
+        return ok(codecFor(GroupBitmap.class).encode(bitmap, this)).build();
     }
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
@@ -17,6 +18,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -74,11 +76,24 @@ class ApiDocTest extends RestTestBase {
         JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
         assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
         assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
-                "/groups/{id}/recompile"), names(doc.get("paths").fieldNames()));
+                "/groups/{id}/bitmap", "/groups/{id}/recompile"), names(doc.get("paths").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
         assertEquals(Set.of("post", "delete"), names(doc.get("paths").get("/groups/{id}/receivers").fieldNames()));
         assertTrue(doc.get("definitions").has("GroupRequest"), doc.get("definitions").toString());
         assertTrue(doc.get("definitions").has("Receivers"));
+        assertTrue(doc.get("definitions").has("Bitmap"));
+    }
+
+    @Test
+    void bitmapSchemaListsExactlyTheEncodedFields() throws IOException {
+        GroupBitmap bitmap = new GroupBitmap(P2mpGroupId.of(7), GroupBitmap.CARRIER_ETH_SRC,
+                Map.of("10.0.0.3", 2), 0x4L, "02:00:00:00:00:04");
+        ObjectNode encoded = context.codec(GroupBitmap.class).encode(bitmap, context);
+        JsonNode schema = schema("Bitmap");
+        assertEquals(names(schema.get("properties").fieldNames()), names(encoded.fieldNames()));
+        assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
+        JsonNode item = schema.get("properties").get("receivers").get("items");
+        assertEquals(names(item.get("properties").fieldNames()), names(encoded.get("receivers").get(0).fieldNames()));
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.mcast4ai.testing;
 
 import com.google.common.collect.ImmutableList;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.GroupPlan;
@@ -13,13 +14,16 @@ import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupListener;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.impl.bitmap.EthSrcBitmap;
 import org.onlab.packet.IpAddress;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +62,7 @@ public class InMemoryGroupService implements P2mpGroupAdminService {
      */
     public InMemoryGroupService(Set<String> knownHosts, int maxReceivers, int maxGroupsPerTenant,
                                 int addressPoolSize) {
-        this.knownHosts = Set.copyOf(knownHosts);
+        this.knownHosts = Collections.unmodifiableSet(new LinkedHashSet<>(knownHosts));
         this.maxReceivers = maxReceivers;
         this.maxGroupsPerTenant = maxGroupsPerTenant;
         this.addressPoolSize = addressPoolSize;
@@ -241,6 +245,30 @@ public class InMemoryGroupService implements P2mpGroupAdminService {
      */
     public synchronized void force(P2mpGroupId id, GroupState state, String reason) {
         store(existing(id).withState(state, tick(), reason), P2mpGroupEvent.Type.GROUP_STATE_CHANGED);
+    }
+
+    /**
+     * BITMAP groups get receiver bit i for the i-th known host (10.0.0.1 has bit 0).
+     *
+     * @param id group id
+     * @return its bit map
+     */
+    @Override
+    public synchronized GroupBitmap getBitmap(P2mpGroupId id) {
+        P2mpGroup g = existing(id);
+        if (g.effectiveMode() != ReplicationMode.BITMAP) {
+            throw GroupException.conflict("group " + id + " is replicated as " + g.effectiveMode()
+                    + ", not BITMAP; it has no bit map");
+        }
+        List<String> hosts = List.copyOf(knownHosts);
+        Map<String, Integer> bits = new LinkedHashMap<>();
+        long all = 0;
+        for (Endpoint r : g.request().receivers()) {
+            int bit = hosts.indexOf(r.host());
+            bits.put(r.host(), bit);
+            all |= 1L << bit;
+        }
+        return new GroupBitmap(id, GroupBitmap.CARRIER_ETH_SRC, bits, all, EthSrcBitmap.stamp(all).toString());
     }
 
     private P2mpGroup install(P2mpGroup g) {

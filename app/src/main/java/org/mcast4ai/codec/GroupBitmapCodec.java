@@ -1,0 +1,56 @@
+package org.mcast4ai.codec;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.mcast4ai.api.GroupBitmap;
+import org.onosproject.codec.CodecContext;
+import org.onosproject.codec.JsonCodec;
+
+import java.util.Map;
+
+/**
+ * JSON form of a {@link GroupBitmap}, what {@code GET /onos/mcast4ai/groups/{id}/bitmap} returns:
+ * <pre>
+ * {"groupId": 7, "mode": "BITMAP", "carrier": "eth_src",
+ *  "receivers": [{"host": "00:00:00:00:02:01/None", "bit": 2}, ...],
+ *  "groupBits": "0x94", "stampMac": "02:00:00:00:00:94"}
+ * </pre>
+ * A sender addresses a subset of the group by sending with the stamp of the OR of the subset's bits as its
+ * Ethernet source ({@code tools/traffic/subset_stamp.py}). Encode only.
+ */
+public final class GroupBitmapCodec extends JsonCodec<GroupBitmap> {
+    static final String GROUP_ID = "groupId";
+    static final String MODE = "mode";
+    static final String CARRIER = "carrier";
+    static final String RECEIVERS = "receivers";
+    static final String HOST = "host";
+    static final String BIT = "bit";
+    static final String GROUP_BITS = "groupBits";
+    static final String STAMP_MAC = "stampMac";
+
+    @Override
+    public ObjectNode encode(GroupBitmap bitmap, CodecContext context) {
+        return encode(bitmap);
+    }
+
+    /**
+     * Encodes without a context.
+     *
+     * @param bitmap the bit map
+     * @return its JSON object
+     */
+    public static ObjectNode encode(GroupBitmap bitmap) {
+        ObjectNode n = JsonNodeFactory.instance.objectNode();
+        n.put(GROUP_ID, bitmap.groupId().value());
+        n.put(MODE, "BITMAP");
+        n.put(CARRIER, bitmap.carrier());
+        ArrayNode receivers = n.putArray(RECEIVERS);
+        for (Map.Entry<String, Integer> e : bitmap.receiverBits().entrySet()) {
+            receivers.addObject().put(HOST, e.getKey()).put(BIT, e.getValue());
+        }
+        n.put(GROUP_BITS, "0x" + Long.toHexString(bitmap.groupBits()));
+        n.put(STAMP_MAC, bitmap.stampMac());
+        return n;
+    }
+}

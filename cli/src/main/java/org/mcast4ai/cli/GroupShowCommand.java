@@ -5,10 +5,12 @@ import org.apache.karaf.shell.api.action.Argument;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.StateChange;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
@@ -16,10 +18,10 @@ import org.onosproject.net.DeviceId;
 import java.util.Comparator;
 import java.util.Map;
 
-/** Shows one group: its fields, its state history and the installed tree per device. */
+/** Shows one group: its fields, its state history, the installed tree per device and, for BITMAP, its bit map. */
 @Service
 @Command(scope = "mcast4ai", name = "mcast4ai-group",
-        description = "Shows a P2MP group: fields, state history, installed tree per device")
+        description = "Shows a P2MP group: fields, state history, installed tree per device, bit map")
 public class GroupShowCommand extends Mcast4aiCommand {
 
     @Argument(index = 0, name = "id", description = "Group id", required = true)
@@ -34,6 +36,9 @@ public class GroupShowCommand extends Mcast4aiCommand {
         if (outputJson()) {
             ObjectNode n = jsonForEntity(g, P2mpGroup.class);
             n.set("plan", jsonForEntity(plan, GroupPlan.class));
+            if (g.effectiveMode() == ReplicationMode.BITMAP && g.state().isLive()) {
+                n.set("bitmap", jsonForEntity(groupService.getBitmap(gid), GroupBitmap.class));
+            }
             print("%s", n);
             return;
         }
@@ -55,6 +60,13 @@ public class GroupShowCommand extends Mcast4aiCommand {
             print("  %s %s%s", Format.time(c.timeMillis()), c.state(), c.reason().isEmpty() ? "" : " " + c.reason());
         }
         printPlan(plan);
+        if (g.effectiveMode() == ReplicationMode.BITMAP && g.state().isLive()) {
+            try {
+                GroupBitmapCommand.printBitmap(this, groupService.getBitmap(gid));
+            } catch (GroupException e) {
+                print("bitmap: %s", e.getMessage());
+            }
+        }
     }
 
     private void printPlan(GroupPlan plan) {

@@ -55,9 +55,9 @@ public final class ChurnBench {
         System.out.println("churn: cycle = submit -> INSTALLED -> withdraw -> WITHDRAWN -> purge, TREE mode; "
                 + "manager with its own installer executor, states awaited by a listener; flow batches acked "
                 + "at once");
-        System.out.printf(Locale.ROOT, "%-22s %5s %4s %6s | %10s %9s %9s | %10s %8s %8s | %7s%n",
-                "fabric", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "compile/s", "p50 µs",
-                "p99 µs", "ratio");
+        System.out.printf(Locale.ROOT, "%-20s %4s %3s %6s | %9s %9s %9s %8s %8s | %9s %7s %7s | %6s %6s%n",
+                "fabric", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "cpu µs", "client", "compile/s",
+                "p50 µs", "p99 µs", "ratio", "cpu x");
         for (String spec : o.fabrics) {
             ChurnFabric fabric = ChurnFabric.parse(spec);
             try (ChurnHost host = new ChurnHost(fabric)) {
@@ -72,10 +72,12 @@ public final class ChurnBench {
                         for (int t : o.threads) {
                             ChurnRun.Result r = ChurnRun.churn(host, shapes, o.n, t, window);
                             System.out.printf(Locale.ROOT,
-                                    "%-22s %5d %4d %6d | %10.0f %9.1f %9.1f | %10.0f %8.1f %8.1f | %6.1fx%n",
+                                    "%-20s %4d %3d %6d | %9.0f %9.1f %9.1f %8.1f %8.1f | %9.0f %7.1f %7.1f "
+                                            + "| %5.0fx %5.0fx%n",
                                     fabric.name, size, t, window, r.opsPerSecond(), r.percentileUs(0.5),
-                                    r.percentileUs(0.99), compile.opsPerSecond(), compile.percentileUs(0.5),
-                                    compile.percentileUs(0.99), compile.opsPerSecond() / r.opsPerSecond());
+                                    r.percentileUs(0.99), r.cpuUsPerOp(), r.clientCpuNs / 1000.0 / r.ops,
+                                    compile.opsPerSecond(), compile.percentileUs(0.5), compile.percentileUs(0.99),
+                                    compile.opsPerSecond() / r.opsPerSecond(), r.cpuUsPerOp() / compile.cpuUsPerOp());
                         }
                     }
                 }
@@ -102,7 +104,8 @@ public final class ChurnBench {
                 p.close();
             }
             System.out.printf(Locale.ROOT, "profile: %s, %d receivers, 1 thread, window %d: %.0f cycles/s "
-                    + "(sampled every 2 ms)%n%s", fabric.name, size, window, r.opsPerSecond(), p.report(12));
+                    + "(stacks sampled every 2 ms)%n%s%s", fabric.name, size, window, r.opsPerSecond(),
+                    p.cpuBreakdown(r.ops, r.clientCpuNs, r.processCpuNs), p.report(12));
         }
     }
 

@@ -58,6 +58,7 @@ final class ChurnHost implements AutoCloseable {
     private final ComponentHost host;
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final P2mpGroupListener listener = this::event;
+    private volatile long lastEventAt = System.nanoTime();
 
     /** A client waiting for one group (by key name) to reach INSTALLED, then WITHDRAWN. */
     static final class Waiter {
@@ -140,6 +141,7 @@ final class ChurnHost implements AutoCloseable {
     }
 
     private void event(P2mpGroupEvent event) {
+        lastEventAt = System.nanoTime();
         P2mpGroup g = event.subject();
         Waiter w = waiters.get(g.key().name());
         if (w == null) {
@@ -160,6 +162,11 @@ final class ChurnHost implements AutoCloseable {
 
     @Override
     public void close() {
+        // let the dispatcher deliver the last purges' events before the manager removes its sink
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (System.nanoTime() - lastEventAt < 200_000_000L && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(20_000_000L);
+        }
         service.removeListener(listener);
         host.close();
         events.close();

@@ -1,5 +1,7 @@
 package org.mcast4ai.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,9 +22,12 @@ final class ChurnProfiler implements AutoCloseable {
     private final Map<String, Map<String, Integer>> exclusive = new HashMap<>();
     private final Map<String, int[]> runWait = new HashMap<>();
     private final Thread sampler;
+    private final Map<String, Long> cpuStart;
+    private Map<String, Long> cpuEnd;
     private volatile boolean running = true;
 
     ChurnProfiler(long periodMicros) {
+        cpuStart = cpuByKind();
         sampler = new Thread(() -> {
             while (running) {
                 sample();
@@ -67,8 +72,51 @@ final class ChurnProfiler implements AutoCloseable {
         }
     }
 
+    /** CPU time of the live threads of each kind (clients end before the report: they count their own). */
+    private static Map<String, Long> cpuByKind() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Long> cpu = new HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String kind = kind(t.getName());
+            cpu.merge(kind != null ? kind : "other:" + t.getName().replaceAll("[0-9]+", "N"),
+                      Math.max(0, mx.getThreadCpuTime(t.getId())), Long::sum);
+        }
+        return cpu;
+    }
+
+    /**
+     * @param ops          cycles measured
+     * @param clientCpuNs  CPU time of the client threads
+     * @param processCpuNs CPU time of the process
+     * @return CPU µs per cycle by thread kind
+     */
+    String cpuBreakdown(int ops, long clientCpuNs, long processCpuNs) {
+        StringBuilder sb = new StringBuilder("  CPU µs per cycle:");
+        long named = clientCpuNs;
+        sb.append(String.format(Locale.ROOT, " clients %.1f", clientCpuNs / 1000.0 / ops));
+        for (String kind : KINDS) {
+            if (kind.equals("churn-client")) {
+                continue;
+            }
+            long d = cpuEnd.getOrDefault(kind, 0L) - cpuStart.getOrDefault(kind, 0L);
+            named += d;
+            sb.append(String.format(Locale.ROOT, ", %s %.1f", kind, d / 1000.0 / ops));
+        }
+        for (Map.Entry<String, Long> e : cpuEnd.entrySet()) {
+            long d = e.getValue() - cpuStart.getOrDefault(e.getKey(), 0L);
+            if (e.getKey().startsWith("other:") && d / 1000.0 / ops >= 1.0) {
+                named += d;
+                sb.append(String.format(Locale.ROOT, ", %s %.1f", e.getKey().substring(6), d / 1000.0 / ops));
+            }
+        }
+        sb.append(String.format(Locale.ROOT, ", rest of the process (GC, JIT) %.1f, process %.1f%n",
+                                (processCpuNs - named) / 1000.0 / ops, processCpuNs / 1000.0 / ops));
+        return sb.toString();
+    }
+
     private static boolean ours(String c) {
-        return c.startsWith("org.mcast4ai.") && !c.startsWith("org.mcast4ai.bench") && !c.startsWith("org.mcast4ai.lab");
+        return c.startsWith("org.mcast4ai.") && !c.startsWith("org.mcast4ai.bench")
+                && !c.startsWith("org.mcast4ai.lab");
     }
 
     private static boolean waiting(StackTraceElement top) {
@@ -126,6 +174,7 @@ final class ChurnProfiler implements AutoCloseable {
 
     @Override
     public void close() {
+        cpuEnd = cpuByKind();
         running = false;
         sampler.interrupt();
     }

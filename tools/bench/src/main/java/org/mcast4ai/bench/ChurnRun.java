@@ -9,12 +9,15 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.FabricTreeComputer;
 import org.mcast4ai.engine.MulticastTree;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One churn scenario: {@code threads} clients each run {@code n / threads} group cycles against the hosted
@@ -81,16 +84,26 @@ final class ChurnRun {
         final int ops;
         final double seconds;
         final long[] latencyNs;
+        /** CPU time of the whole process during the run (all threads: clients, installer, events, GC, JIT). */
+        final long processCpuNs;
+        /** CPU time of the client threads (submit, withdraw, purge calls and waiting). */
+        final long clientCpuNs;
 
-        Result(int ops, double seconds, long[] latencyNs) {
+        Result(int ops, double seconds, long[] latencyNs, long processCpuNs, long clientCpuNs) {
             this.ops = ops;
             this.seconds = seconds;
             this.latencyNs = latencyNs;
+            this.processCpuNs = processCpuNs;
+            this.clientCpuNs = clientCpuNs;
             Arrays.sort(latencyNs);
         }
 
         double opsPerSecond() {
             return ops / seconds;
+        }
+
+        double cpuUsPerOp() {
+            return processCpuNs / 1000.0 / ops;
         }
 
         double percentileUs(double p) {
@@ -102,7 +115,14 @@ final class ChurnRun {
         }
     }
 
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static int serial;
+
+    static long processCpu() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : 0;
+    }
 
     private ChurnRun() {
     }
@@ -123,6 +143,7 @@ final class ChurnRun {
         long[] latency = new long[per * threads];
         CyclicBarrier start = new CyclicBarrier(threads + 1);
         AtomicReference<Throwable> error = new AtomicReference<>();
+        LongAdder clientCpu = new LongAdder();
         int run = ++serial;
         List<Thread> clients = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -136,6 +157,7 @@ final class ChurnRun {
                         int w = Math.min(window, per - i);
                         wave(host, shapes, tenant, prefix, client * per + i, w, latency, client * per + i);
                     }
+                    clientCpu.add(THREADS.getCurrentThreadCpuTime());
                 } catch (Throwable e) {
                     error.compareAndSet(null, e);
                 }
@@ -148,15 +170,17 @@ final class ChurnRun {
         } catch (java.util.concurrent.BrokenBarrierException e) {
             throw new IllegalStateException(e);
         }
+        long c0 = processCpu();
         long t0 = System.nanoTime();
         for (Thread th : clients) {
             th.join();
         }
         long t1 = System.nanoTime();
+        long c1 = processCpu();
         if (error.get() != null) {
             throw new IllegalStateException("churn client failed: " + error.get(), error.get());
         }
-        return new Result(per * threads, (t1 - t0) / 1e9, latency);
+        return new Result(per * threads, (t1 - t0) / 1e9, latency, c1 - c0, clientCpu.sum());
     }
 
     private static void wave(ChurnHost host, Shapes shapes, String tenant, String prefix, int first, int w,
@@ -208,6 +232,7 @@ final class ChurnRun {
         FabricTreeComputer trees = new FabricTreeComputer();
         long[] latency = new long[n];
         long sink = 0;
+        long c0 = THREADS.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             int s = i % shapes.count();
@@ -217,9 +242,10 @@ final class ChurnRun {
             sink += tree.size();
         }
         long t1 = System.nanoTime();
+        long c1 = THREADS.getCurrentThreadCpuTime();
         if (sink == 42) {
             System.out.print("");
         }
-        return new Result(n, (t1 - t0) / 1e9, latency);
+        return new Result(n, (t1 - t0) / 1e9, latency, c1 - c0, c1 - c0);
     }
 }

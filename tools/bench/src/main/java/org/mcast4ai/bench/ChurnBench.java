@@ -60,48 +60,63 @@ public final class ChurnBench {
                 "p50 µs", "p99 µs", "ratio", "cpu x");
         for (String spec : o.fabrics) {
             ChurnFabric fabric = ChurnFabric.parse(spec);
-            try (ChurnHost host = new ChurnHost(fabric)) {
-                for (int size : o.sizes) {
-                    ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 7L * size + spec.hashCode());
-                    // warm-up: the whole path, both modes, then the compiler alone
+            long[] acked = new long[2];
+            for (int size : o.sizes) {
+                ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 7L * size + spec.hashCode());
+                // warm-up: the whole path, both modes, then the compiler alone
+                try (ChurnHost host = new ChurnHost(fabric)) {
                     ChurnRun.churn(host, shapes, warm / 2, 1, 1);
                     ChurnRun.churn(host, shapes, warm / 2, 2, 64);
-                    ChurnRun.compileOnly(fabric.snapshot, shapes, warm * 4);
-                    ChurnRun.Result compile = ChurnRun.compileOnly(fabric.snapshot, shapes, Math.max(o.n, 50_000));
-                    for (int window : o.windows) {
-                        for (int t : o.threads) {
-                            ChurnRun.Result r = ChurnRun.churn(host, shapes, o.n, t, window);
-                            System.out.printf(Locale.ROOT,
-                                    "%-20s %4d %3d %6d | %9.0f %9.1f %9.1f %8.1f %8.1f | %9.0f %7.1f %7.1f "
-                                            + "| %5.0fx %5.0fx%n",
-                                    fabric.name, size, t, window, r.opsPerSecond(), r.percentileUs(0.5),
-                                    r.percentileUs(0.99), r.cpuUsPerOp(), r.clientCpuNs / 1000.0 / r.ops,
-                                    compile.opsPerSecond(), compile.percentileUs(0.5), compile.percentileUs(0.99),
-                                    compile.opsPerSecond() / r.opsPerSecond(), r.cpuUsPerOp() / compile.cpuUsPerOp());
+                    count(host, acked);
+                }
+                ChurnRun.compileOnly(fabric.snapshot, shapes, warm * 4);
+                ChurnRun.Result compile = ChurnRun.compileOnly(fabric.snapshot, shapes, Math.max(o.n, 50_000));
+                for (int window : o.windows) {
+                    for (int t : o.threads) {
+                        ChurnRun.Result r;
+                        // a fresh store per row: purged groups keep their address in the store (see the README)
+                        try (ChurnHost host = new ChurnHost(fabric)) {
+                            r = ChurnRun.churn(host, shapes, o.n, t, window);
+                            count(host, acked);
                         }
+                        System.out.printf(Locale.ROOT,
+                                "%-20s %4d %3d %6d | %9.0f %9.1f %9.1f %8.1f %8.1f | %9.0f %7.1f %7.1f "
+                                        + "| %5.0fx %5.0fx%n",
+                                fabric.name, size, t, window, r.opsPerSecond(), r.percentileUs(0.5),
+                                r.percentileUs(0.99), r.cpuUsPerOp(), r.clientCpuNs / 1000.0 / r.ops,
+                                compile.opsPerSecond(), compile.percentileUs(0.5), compile.percentileUs(0.99),
+                                compile.opsPerSecond() / r.opsPerSecond(), r.cpuUsPerOp() / compile.cpuUsPerOp());
                     }
                 }
-                if (o.profile) {
-                    profile(host, fabric, o);
-                }
-                System.out.printf(Locale.ROOT, "churn: %s: %d flow batches, %d rule operations acknowledged%n",
-                        fabric.name, host.flows.batches.sum(), host.flows.rules.sum());
             }
+            if (o.profile) {
+                profile(fabric, o);
+            }
+            System.out.printf(Locale.ROOT, "churn: %s: %d flow batches, %d rule operations acknowledged%n",
+                    fabric.name, acked[0], acked[1]);
         }
         System.out.printf(Locale.ROOT, "churn: load average %.2f at the end%n", load());
         System.exit(0);
     }
 
-    private static void profile(ChurnHost host, ChurnFabric fabric, Options o) throws InterruptedException {
+    private static void count(ChurnHost host, long[] acked) {
+        acked[0] += host.flows.batches.sum();
+        acked[1] += host.flows.rules.sum();
+    }
+
+    private static void profile(ChurnFabric fabric, Options o) throws InterruptedException {
         int size = o.sizes.get(o.sizes.size() - 1);
         ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 11);
         for (int window : o.windows) {
             ChurnRun.Result r;
-            ChurnProfiler p = new ChurnProfiler(2000);
-            try {
-                r = ChurnRun.churn(host, shapes, o.n, 1, window);
-            } finally {
-                p.close();
+            ChurnProfiler p;
+            try (ChurnHost host = new ChurnHost(fabric)) {
+                p = new ChurnProfiler(2000);
+                try {
+                    r = ChurnRun.churn(host, shapes, o.n, 1, window);
+                } finally {
+                    p.close();
+                }
             }
             System.out.printf(Locale.ROOT, "profile: %s, %d receivers, 1 thread, window %d: %.0f cycles/s "
                     + "(stacks sampled every 2 ms)%n%s%s", fabric.name, size, window, r.opsPerSecond(),

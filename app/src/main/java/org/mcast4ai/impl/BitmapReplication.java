@@ -37,6 +37,7 @@ final class BitmapReplication {
 
     private FabricSnapshot layoutOf;
     private BitmapLayout layout;
+    private boolean fitChanged;
 
     /** A group's replication decision. */
     static final class BitmapDecision {
@@ -87,6 +88,7 @@ final class BitmapReplication {
             positions.add(BitmapLayout.positionKey(fabric.switchName(fabric.hostSwitch(h)), fabric.hostPort(h)));
         }
         BitmapLayout next = BitmapLayout.of(fabric, store.bitPositions(positions));
+        fitChanged |= layout == null || layout.fits() != next.fits();
         layoutOf = fabric;
         layout = next;
         if (programmer != null && next.fits()) {
@@ -99,6 +101,20 @@ final class BitmapReplication {
             log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
         }
         return next;
+    }
+
+    /**
+     * Brings the layout up to date with a snapshot and says whether BITMAP started or stopped fitting since the
+     * last call (then every AUTO group must be decided again).
+     *
+     * @param fabric the current snapshot
+     * @return true if the fabric's fit changed
+     */
+    synchronized boolean refreshFit(FabricSnapshot fabric) {
+        layout(fabric);
+        boolean changed = fitChanged;
+        fitChanged = false;
+        return changed;
     }
 
     /**

@@ -465,12 +465,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (improvement) {
             todo.addAll(installer.waitingForFabric());
         }
-        // the bit layout follows the fabric: BITMAP and AUTO groups are re-decided (AUTO falls back to TREE
-        // when the fabric stops fitting, BITMAP stamps follow renumbered leaves and uplinks)
-        bitmaps.layout(snapshots.snapshot());
+        // the bit layout follows the fabric: BITMAP groups are re-decided (their stamps follow moved hosts and
+        // uplinks; quiet when nothing changed), AUTO groups too when BITMAP started or stopped fitting (AUTO
+        // falls back to TREE, or comes back to BITMAP)
+        boolean fitChanged = bitmaps.refreshFit(snapshots.snapshot());
         for (P2mpGroup g : store.getAll()) {
             if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
-                    || g.request().mode() == ReplicationMode.AUTO)) {
+                    || fitChanged && g.request().mode() == ReplicationMode.AUTO)) {
                 todo.add(g.id().value());
             }
         }

@@ -195,4 +195,27 @@ class BitmapReplicationTest {
         assertEquals(before.receiverBits(), after.receiverBits());
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
     }
+
+    @Test
+    void aTreeGroupMovesToBitmapTreeEntriesFirstThenTheStamp() {
+        // installed as TREE by a manager without a group service, then the app restarts with one
+        ManagerHarness old = new ManagerHarness(TestFabric.leafSpine(), null, null);
+        P2mpGroup g = old.manager.submit(request("a", 2, 1, 4, 2));
+        old.flows.ackAll();
+        assertEquals(ReplicationMode.TREE, old.get(g.id()).effectiveMode());
+        assertTrue(!old.flows.rulesOn(spine(1)).isEmpty() || !old.flows.rulesOn(spine(2)).isEmpty());
+        old.groups = new AckingGroupService();
+        old.restart();
+        old.manager.recompile(g.id());
+        old.flows.ackAll();
+        P2mpGroup now = old.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
+        assertTrue(now.modeReason().contains("AUTO chose BITMAP"), now.modeReason());
+        assertTrue(old.store.installedPlan(g.id()).branches().isEmpty(), "tree entries removed");
+        assertNotNull(old.store.installedStamp(g.id()));
+        long treeRules = old.flows.allRules().stream().filter(r -> r.priority() == 40000
+                && !r.deviceId().equals(leaf(1))).count();
+        assertEquals(0, treeRules, "no group rule off the source leaf");
+    }
 }

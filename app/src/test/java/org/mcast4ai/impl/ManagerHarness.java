@@ -41,7 +41,7 @@ final class ManagerHarness {
     P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = new ArrayList<>();
     LongPredicate mine = id -> true;
-    final AckingGroupService groups;
+    AckingGroupService groups;
 
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
         this(fabric, timer, null);

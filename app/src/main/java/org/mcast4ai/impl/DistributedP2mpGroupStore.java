@@ -63,6 +63,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<Long, GroupPlan> plans;
     private ConsistentMap<Long, GroupPlan> uncertain;
     private ConsistentMap<Long, BitmapStamp> stamps;
+    private ConsistentMap<Long, BitmapStamp> uncertainStamps;
     private ConsistentMap<String, Integer> bitPositions;
     private AtomicCounter ids;
     private AtomicCounterMap<String> tenants;
@@ -84,6 +85,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-uncertain-plans").withSerializer(serializer).build();
         stamps = storageService.<Long, BitmapStamp>consistentMapBuilder()
                 .withName("mcast4ai-installed-stamps").withSerializer(serializer).build();
+        uncertainStamps = storageService.<Long, BitmapStamp>consistentMapBuilder()
+                .withName("mcast4ai-uncertain-stamps").withSerializer(serializer).build();
         bitPositions = storageService.<String, Integer>consistentMapBuilder()
                 .withName("mcast4ai-bit-positions").withSerializer(serializer).build();
         ids = storageService.getAtomicCounter("mcast4ai-group-ids");
@@ -223,6 +226,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         putPlan(plans, id, GroupPlan.empty());
         putPlan(uncertain, id, GroupPlan.empty());
         setInstalledStamp(id, null);
+        setUncertainStamp(id, null);
         return Optional.of(group);
     }
 
@@ -277,10 +281,24 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
 
     @Override
     public void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp) {
+        putStamp(stamps, id, stamp);
+    }
+
+    @Override
+    public BitmapStamp uncertainStamp(P2mpGroupId id) {
+        return Versioned.valueOrNull(uncertainStamps.get(id.value()));
+    }
+
+    @Override
+    public void setUncertainStamp(P2mpGroupId id, BitmapStamp stamp) {
+        putStamp(uncertainStamps, id, stamp);
+    }
+
+    private static void putStamp(ConsistentMap<Long, BitmapStamp> map, P2mpGroupId id, BitmapStamp stamp) {
         if (stamp != null) {
-            stamps.put(id.value(), stamp);
-        } else if (stamps.containsKey(id.value())) {
-            stamps.remove(id.value());
+            map.put(id.value(), stamp);
+        } else if (map.containsKey(id.value())) {
+            map.remove(id.value());
         }
     }
 

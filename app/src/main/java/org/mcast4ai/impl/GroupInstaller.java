@@ -74,6 +74,8 @@ final class GroupInstaller {
         volatile boolean rerun;
         // a preparatory step: on success the group is reconciled again to take the next one
         boolean chain;
+        // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
+        boolean clearsUncertain;
 
         Attempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
                 String successReason) {
@@ -225,7 +227,8 @@ final class GroupInstaller {
         boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
         boolean sameMode = modeRecorded(group, bd);
         if (settled) {
-            if (quiet && installedStamp == null && sameMode && outcome == group.state()
+            if (quiet && installedStamp == null && store.uncertainStamp(id) == null && sameMode
+                    && outcome == group.state()
                     && unreachable.equals(group.unreachable())) {
                 return;
             }
@@ -235,9 +238,10 @@ final class GroupInstaller {
             }
         }
         recordMode(id, bd);
-        if (installedStamp != null) {
+        BitmapStamp uncertainStamp = store.uncertainStamp(id);
+        if (uncertainStamp != null || installedStamp != null) {
             // the group leaves BITMAP: its stamp goes first (it shares the tree rule's match on the source leaf)
-            removeStampFirst(id, installedStamp);
+            removeStampFirst(id, uncertainStamp != null ? uncertainStamp : installedStamp, uncertainStamp != null);
             return;
         }
         if (quiet) {
@@ -271,7 +275,8 @@ final class GroupInstaller {
         GroupPlan treePlan = store.installedPlan(id);
         GroupPlan treeUncertain = store.uncertainPlan(id);
         boolean treeLeft = !treePlan.branches().isEmpty() || !treeUncertain.branches().isEmpty();
-        boolean quiet = target.equals(installedStamp) && !treeLeft;
+        BitmapStamp uncertainStamp = store.uncertainStamp(id);
+        boolean quiet = target.equals(installedStamp) && !treeLeft && uncertainStamp == null;
         if (settled) {
             if (quiet && modeRecorded(group, bd) && outcome == group.state()
                     && unreachable.equals(group.unreachable())) {
@@ -294,6 +299,11 @@ final class GroupInstaller {
             send(sending, a);
             return;
         }
+        if (uncertainStamp != null && !uncertainStamp.equals(target)) {
+            // an unacknowledged stamp may be on the leaf: it goes first (the target's rules are all re-sent)
+            removeStampFirst(id, uncertainStamp, true);
+            return;
+        }
         if (quiet) {
             transition(id, GroupState.COMPILING, outcome, reason, unreachable);
             return;
@@ -310,14 +320,15 @@ final class GroupInstaller {
                 : cur.withUnreachable(unreachable).withState(GroupState.INSTALLING, clock.getAsLong(), reason));
     }
 
-    private void removeStampFirst(P2mpGroupId id, BitmapStamp installedStamp) {
+    private void removeStampFirst(P2mpGroupId id, BitmapStamp stamp, boolean uncertain) {
         P2mpGroup sending = toInstalling(id, store.get(id).map(P2mpGroup::unreachable).orElse(Set.of()),
                 "removing the group's BITMAP stamp");
         if (sending.state() != GroupState.INSTALLING) {
             return;
         }
-        Attempt a = new Attempt(installedStamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
+        Attempt a = new Attempt(stamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
         a.chain = true;
+        a.clearsUncertain = uncertain;
         send(sending, a);
     }
 
@@ -345,11 +356,14 @@ final class GroupInstaller {
     private void withdraw(P2mpGroup group) {
         P2mpGroupId id = group.id();
         waitingForFabric.remove(id.value());
-        BitmapStamp stamp = store.installedStamp(id);
+        BitmapStamp uncertainStamp = store.uncertainStamp(id);
+        BitmapStamp stamp = uncertainStamp != null ? uncertainStamp : store.installedStamp(id);
         if (stamp != null) {
-            // the stamp goes first; the rerun then removes tree entries left from an earlier mode, if any
+            // stamps go first (unacknowledged, then installed); the rerun then removes tree entries left from an
+            // earlier mode, if any
             Attempt a = new Attempt(stamp, null, GroupState.WITHDRAWING, GroupState.WITHDRAWING, "");
             a.chain = true;
+            a.clearsUncertain = uncertainStamp != null;
             send(group, a);
             return;
         }
@@ -382,6 +396,11 @@ final class GroupInstaller {
         };
         try {
             if (attempt.bitmap) {
+                if (attempt.stampTo != null) {
+                    // write-ahead, as for trees: a failed or interrupted batch leaves a record of what it may have
+                    // left on the leaf
+                    store.setUncertainStamp(group.id(), attempt.stampTo);
+                }
                 attempt.devices = bitmaps.programmer().program(attempt.stampFrom, attempt.stampTo, context);
             } else {
                 // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have
@@ -425,7 +444,10 @@ final class GroupInstaller {
         GroupState expected = attempt.expected;
         if (error == null) {
             if (attempt.bitmap) {
-                store.setInstalledStamp(id, attempt.stampTo);
+                if (!attempt.clearsUncertain) {
+                    store.setInstalledStamp(id, attempt.stampTo);
+                }
+                store.setUncertainStamp(id, null);
             } else {
                 store.setInstalledPlan(id, attempt.target);
                 store.setUncertainPlan(id, GroupPlan.empty());

@@ -121,6 +121,20 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      */
     void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp);
 
+    /**
+     * @param id group id
+     * @return the target of a stamp batch sent and not acknowledged (written before sending), or null
+     */
+    BitmapStamp uncertainStamp(P2mpGroupId id);
+
+    /**
+     * Records the stamp a batch about to be sent may leave on the source leaf; null clears the record.
+     *
+     * @param id    group id
+     * @param stamp the stamp, or null
+     */
+    void setUncertainStamp(P2mpGroupId id, BitmapStamp stamp);
+
     /** @return every installed BITMAP stamp by group */
     Map<P2mpGroupId, BitmapStamp> installedStamps();
 

@@ -218,4 +218,36 @@ class BitmapReplicationTest {
                 && !r.deviceId().equals(leaf(1))).count();
         assertEquals(0, treeRules, "no group rule off the source leaf");
     }
+
+    @Test
+    void aRefusedStampIsRememberedAndRemovedOnWithdraw() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        h.flows.ack(); // static tables
+        h.flows.fail(leaf(1));
+        P2mpGroup failed = h.get(g.id());
+        assertEquals(GroupState.FAILED, failed.state());
+        assertTrue(failed.reason().contains(leaf(1).toString()), failed.reason());
+        assertNull(h.store.installedStamp(g.id()));
+        assertNotNull(h.store.uncertainStamp(g.id()), "what the batch may have left is on record");
+
+        h.manager.withdraw(g.id());
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()), "the uncertain stamp is removed");
+        h.flows.ackAll();
+        assertEquals(GroupState.WITHDRAWN, h.get(g.id()).state(), h.get(g.id()).reason());
+        assertNull(h.store.uncertainStamp(g.id()));
+    }
+
+    @Test
+    void aRecompileAfterARefusedStampInstallsItForReal() {
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        h.flows.ack();
+        h.flows.fail(leaf(1));
+        int batches = h.flows.batches().size();
+        h.manager.recompile(g.id());
+        assertTrue(h.flows.batches().size() > batches, "the stamp is sent again, not assumed");
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+        assertNotNull(h.store.installedStamp(g.id()));
+        assertNull(h.store.uncertainStamp(g.id()));
+    }
 }

@@ -38,6 +38,9 @@ final class BitmapReplication {
     private FabricSnapshot layoutOf;
     private BitmapLayout layout;
     private boolean fitChanged;
+    // the layout whose static tables the switches acknowledged
+    private volatile BitmapLayout staticInPlace;
+    private volatile Runnable onStaticInPlace = () -> { };
 
     /** A group's replication decision. */
     static final class BitmapDecision {
@@ -95,12 +98,26 @@ final class BitmapReplication {
             programmer.applyStatic(next).whenComplete((v, e) -> {
                 if (e != null) {
                     log.warn("Static BITMAP tables not in place: {}", e.getMessage());
+                } else if (isCurrent(next)) {
+                    staticInPlace = next;
+                    onStaticInPlace.run();
                 }
             });
         } else if (!next.fits()) {
             log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
         }
         return next;
+    }
+
+    private synchronized boolean isCurrent(BitmapLayout l) {
+        return layout == l;
+    }
+
+    /**
+     * @param task what to do when the switches acknowledged the static tables of the current layout
+     */
+    void setOnStaticInPlace(Runnable task) {
+        onStaticInPlace = task;
     }
 
     /**
@@ -145,6 +162,13 @@ final class BitmapReplication {
                 : source.toString(), byName.keySet(), group.address(), group.request().priority(),
                 group.id().value());
         BitmapChoice choice = BitmapChoice.decide(requested, programmer != null, programmer != null ? result : null);
+        if (requested == ReplicationMode.AUTO && choice.mode() == ReplicationMode.BITMAP
+                && group.effectiveMode() != ReplicationMode.BITMAP && staticInPlace != l) {
+            // a new AUTO group waits for the static tables (it is re-decided when they are in place); a group
+            // already on BITMAP stays there while the tables follow a topology change
+            choice = BitmapChoice.autoTree("the switches do not hold the static BITMAP tables yet "
+                    + "(the group moves to BITMAP when they do)");
+        }
         Set<Endpoint> unreachable = new LinkedHashSet<>();
         result.unreachable().forEach(n -> unreachable.add(byName.get(n)));
         return new BitmapDecision(choice, result, unreachable, resolved);

@@ -51,6 +51,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -191,8 +192,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             eventDispatcher.addSink(P2mpGroupEvent.class, listenerRegistry);
         }
         store.setDelegate(delegate);
+        bitmaps.setOnStaticInPlace(() -> later(this::staticTablesInPlace));
         topology.start();
         workPartitionService.addListener(partitionListener);
+        if (bitmaps.programmer() != null) {
+            // the static tables depend on the fabric alone: in place before the first group asks for them
+            executor.execute(() -> bitmaps.layout(snapshots.snapshot()));
+        }
         executor.execute(this::resumeOwnedGroups);
         log.info("Started");
     }
@@ -481,6 +487,28 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 store.get(id).filter(x -> x.state().isLive() && (x.state() != GroupState.FAILED || improvement))
                         .ifPresent(x -> schedule(id, why));
             }
+        }
+    }
+
+    /** The static BITMAP tables are in place: AUTO groups that waited for them are decided again. */
+    private void staticTablesInPlace() {
+        for (P2mpGroup g : store.getAll()) {
+            if (g.request().mode() == ReplicationMode.AUTO && g.effectiveMode() != ReplicationMode.BITMAP
+                    && g.state().isLive() && g.state() != GroupState.FAILED && isMine(g.id())) {
+                schedule(g.id(), "static BITMAP tables in place");
+            }
+        }
+    }
+
+    private void later(Runnable task) {
+        Executor e = executor;
+        if (e == null) {
+            return;
+        }
+        try {
+            e.execute(task);
+        } catch (RejectedExecutionException x) {
+            log.debug("Stopped; task dropped");
         }
     }
 

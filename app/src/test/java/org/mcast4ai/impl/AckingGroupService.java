@@ -16,19 +16,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A group service whose switches add every group at once (GROUP_ADDED inline) and that records the calls. */
+/**
+ * A group service whose switches add every group at once (GROUP_ADDED inline, unless {@link #confirm} is
+ * off) and that records the calls.
+ */
 final class AckingGroupService extends GroupServiceAdapter {
     final Map<String, DefaultGroup> groups = new LinkedHashMap<>();
     final List<String> added = new ArrayList<>();
     final List<String> removed = new ArrayList<>();
     private final List<GroupListener> listeners = new ArrayList<>();
+    /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
+    boolean confirm = true;
 
     @Override
     public void addGroup(GroupDescription d) {
         DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
-        g.setState(Group.GroupState.ADDED);
+        g.setState(confirm ? Group.GroupState.ADDED : Group.GroupState.PENDING_ADD);
         groups.put(d.deviceId() + "|" + d.appCookie(), g);
         added.add(d.deviceId() + "|" + d.appCookie());
+        if (!confirm) {
+            return;
+        }
         new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
     }
 

@@ -69,7 +69,9 @@ class BitmapReplicationTest {
 
     @Test
     void autoPicksBitmapOnAFabricThatFitsAndSaysWhy() {
+        h.flows.ackAll(); // the static tables, sent when the manager started
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
+        assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()), "only the stamp");
         h.flows.ackAll();
         P2mpGroup now = h.get(g.id());
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
@@ -249,5 +251,30 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
         assertNotNull(h.store.installedStamp(g.id()));
         assertNull(h.store.uncertainStamp(g.id()));
+    }
+
+    @Test
+    void autoWaitsOnTreeUntilTheStaticTablesAreInPlace() {
+        P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
+        assertEquals(ReplicationMode.TREE, h.get(g.id()).effectiveMode());
+        assertTrue(h.get(g.id()).modeReason().contains("static BITMAP tables"), h.get(g.id()).modeReason());
+        h.flows.ackAll(); // static tables and the tree; then the group moves to BITMAP
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
+        assertTrue(h.store.installedPlan(g.id()).branches().isEmpty());
+    }
+
+    @Test
+    void autoStaysOnTreeWhileTheSwitchesNeverConfirmTheStaticGroups() {
+        AckingGroupService silent = new AckingGroupService();
+        silent.confirm = false;
+        ManagerHarness s = new ManagerHarness(TestFabric.leafSpine(), null, silent);
+        P2mpGroup g = s.manager.submit(request("a", 2, 1, 4, 2));
+        s.flows.ackAll();
+        P2mpGroup now = s.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertEquals(ReplicationMode.TREE, now.effectiveMode());
+        assertTrue(now.modeReason().contains("static BITMAP tables"), now.modeReason());
     }
 }

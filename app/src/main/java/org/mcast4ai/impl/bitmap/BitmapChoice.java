@@ -46,6 +46,17 @@ public final class BitmapChoice {
         return new BitmapChoice(ReplicationMode.TREE, "AUTO chose TREE: " + whyNot, null);
     }
 
+    /**
+     * AUTO's choice of TREE for a reason found outside the group's compilation (for example switches that do
+     * not hold the static BITMAP tables yet).
+     *
+     * @param why why not BITMAP
+     * @return TREE, with "AUTO chose TREE: " and the reason
+     */
+    public static BitmapChoice autoTree(String why) {
+        return new BitmapChoice(ReplicationMode.TREE, "AUTO chose TREE: " + why, null);
+    }
+
     /** @return the effective mode */
     public ReplicationMode mode() {
         return mode;

@@ -146,7 +146,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         try {
             address = allocate(pool, id);
         } catch (GroupException e) {
-            keys.remove(key, id);
+            keys.remove(key, Long.valueOf(id)); // the value overload, not remove(key, version)
             throw e;
         }
         P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(id), request, address, timeMillis);
@@ -220,9 +220,9 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
             return Optional.empty();
         }
         P2mpGroup group = removed.value();
-        keys.remove(keyOf(group.key()), id.value());
+        keys.remove(keyOf(group.key()), Long.valueOf(id.value()));
         tenants.decrementAndGet(group.key().tenant());
-        addresses.remove(group.address(), id.value());
+        addresses.remove(group.address(), Long.valueOf(id.value()));
         putPlan(plans, id, GroupPlan.empty());
         putPlan(uncertain, id, GroupPlan.empty());
         setInstalledStamp(id, null);

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +73,8 @@ final class GroupInstaller {
         GroupState expected;
         volatile Set<DeviceId> devices = Set.of();
         volatile boolean rerun;
+        // cancelled on completion so that finished attempts do not stay reachable from the timer queue
+        volatile Future<?> timeout;
         // a preparatory step: on success the group is reconciled again to take the next one
         boolean chain;
         // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
@@ -421,7 +424,8 @@ final class GroupInstaller {
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
             String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
-            timer.schedule(() -> later(() -> completed(group.id(), attempt, why)), timeout, TimeUnit.MILLISECONDS);
+            attempt.timeout = timer.schedule(() -> later(() -> completed(group.id(), attempt, why)), timeout,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -440,6 +444,10 @@ final class GroupInstaller {
                 log.debug("Late or repeated failure for group {} ignored: {}", id, error);
             }
             return;
+        }
+        Future<?> pending = attempt.timeout;
+        if (pending != null) {
+            pending.cancel(false);
         }
         GroupState expected = attempt.expected;
         if (error == null) {

@@ -38,6 +38,8 @@ final class BitmapReplication {
     private FabricSnapshot layoutOf;
     private BitmapLayout layout;
     private boolean fitChanged;
+    private boolean inUse;
+    private BitmapLayout staticSent;
     // the layout whose static tables the switches acknowledged
     private volatile BitmapLayout staticInPlace;
     private volatile Runnable onStaticInPlace = () -> { };
@@ -77,7 +79,8 @@ final class BitmapReplication {
 
     /**
      * The layout of a snapshot: computed once per snapshot, with the store's stable indices (new receiver
-     * positions are allocated there first); when it fits, the switches' static tables follow it.
+     * positions are allocated there first); once a group asked for BITMAP and while it fits, the switches'
+     * static tables follow it.
      *
      * @param fabric the current snapshot
      * @return its layout
@@ -94,6 +97,21 @@ final class BitmapReplication {
         fitChanged |= layout == null || layout.fits() != next.fits();
         layoutOf = fabric;
         layout = next;
+        if (inUse) {
+            applyStatic(next);
+        } else if (!next.fits()) {
+            log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
+        }
+        return next;
+    }
+
+    // the switches get the static tables only once some group asked for BITMAP (AUTO or BITMAP), so a
+    // TREE-only deployment never holds them
+    private void applyStatic(BitmapLayout next) {
+        if (staticSent == next) {
+            return;
+        }
+        staticSent = next;
         if (programmer != null && next.fits()) {
             programmer.applyStatic(next).whenComplete((v, e) -> {
                 if (e != null) {
@@ -106,7 +124,13 @@ final class BitmapReplication {
         } else if (!next.fits()) {
             log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
         }
-        return next;
+    }
+
+    private synchronized BitmapLayout inUse(FabricSnapshot fabric) {
+        inUse = true;
+        BitmapLayout l = layout(fabric);
+        applyStatic(l);
+        return l;
     }
 
     private synchronized boolean isCurrent(BitmapLayout l) {
@@ -144,7 +168,7 @@ final class BitmapReplication {
         if (requested == ReplicationMode.TREE) {
             return new BitmapDecision(BitmapChoice.decide(requested, true, null), null, Set.of(), Set.of());
         }
-        BitmapLayout l = layout(fabric);
+        BitmapLayout l = inUse(fabric);
         Set<HostId> resolved = new LinkedHashSet<>();
         HostId source = hosts.resolveOrNull(group.request().source());
         if (source != null) {

@@ -195,10 +195,6 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         bitmaps.setOnStaticInPlace(() -> later(this::staticTablesInPlace));
         topology.start();
         workPartitionService.addListener(partitionListener);
-        if (bitmaps.programmer() != null) {
-            // the static tables depend on the fabric alone: in place before the first group asks for them
-            executor.execute(() -> bitmaps.layout(snapshots.snapshot()));
-        }
         executor.execute(this::resumeOwnedGroups);
         log.info("Started");
     }

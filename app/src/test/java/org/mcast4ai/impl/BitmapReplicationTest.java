@@ -69,7 +69,8 @@ class BitmapReplicationTest {
 
     @Test
     void autoPicksBitmapOnAFabricThatFitsAndSaysWhy() {
-        h.flows.ackAll(); // the static tables, sent when the manager started
+        h.manager.submit(bitmap("first", 3, 1)); // brings the static tables
+        h.flows.ackAll();
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()), "only the stamp");
         h.flows.ackAll();
@@ -258,7 +259,8 @@ class BitmapReplicationTest {
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
         assertEquals(ReplicationMode.TREE, h.get(g.id()).effectiveMode());
         assertTrue(h.get(g.id()).modeReason().contains("static BITMAP tables"), h.get(g.id()).modeReason());
-        h.flows.ackAll(); // static tables and the tree; then the group moves to BITMAP
+        assertEquals(2, h.flows.batches().size(), "the static tables (asked for by the group) and the tree");
+        h.flows.ackAll(); // then the group moves to BITMAP
         P2mpGroup now = h.get(g.id());
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
@@ -276,5 +278,16 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.TREE, now.effectiveMode());
         assertTrue(now.modeReason().contains("static BITMAP tables"), now.modeReason());
+    }
+
+    @Test
+    void treeGroupsAloneNeverBringTheStaticTables() {
+        P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2).toBuilder().mode(ReplicationMode.TREE).build());
+        h.flows.ackAll();
+        h.fabric.linkDown(2, 1);
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertTrue(h.groups.added.isEmpty(), "no static egress group");
+        assertTrue(h.flows.allRules().stream().allMatch(r -> r.priority() == 40000), "only tree rules");
     }
 }

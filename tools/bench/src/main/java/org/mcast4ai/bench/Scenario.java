@@ -23,7 +23,14 @@ final class Scenario {
         this.receivers = receivers;
     }
 
-    /** Whole racks in leaf order, skipping the source's leaf; the source is the fabric's last host. */
+    /**
+     * Whole racks in leaf order, skipping the source's leaf; the source is the fabric's last host.
+     *
+     * @param k fat tree radix (for the report)
+     * @param f fabric
+     * @param n receivers wanted
+     * @return the scenario
+     */
     static Scenario rackPacked(int k, FabricSnapshot f, int n) {
         int source = f.hostCount() - 1;
         int[] out = new int[n];
@@ -38,7 +45,15 @@ final class Scenario {
         return new Scenario(k, n, true, source, Arrays.copyOf(out, c));
     }
 
-    /** Receivers drawn uniformly from all hosts but the source (seeded). */
+    /**
+     * Receivers drawn uniformly from all hosts but the source (seeded).
+     *
+     * @param k    fat tree radix (for the report)
+     * @param f    fabric
+     * @param n    receivers wanted
+     * @param seed random seed
+     * @return the scenario
+     */
     static Scenario random(int k, FabricSnapshot f, int n, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         int source = rnd.nextInt(f.hostCount());

@@ -133,6 +133,14 @@ final class BitmapReplication {
         return l;
     }
 
+    /**
+     * @param fabric the current snapshot
+     * @return true once the switches acknowledged the static tables of the snapshot's layout
+     */
+    synchronized boolean staticReady(FabricSnapshot fabric) {
+        return programmer != null && staticInPlace == layout(fabric);
+    }
+
     private synchronized boolean isCurrent(BitmapLayout l) {
         return layout == l;
     }

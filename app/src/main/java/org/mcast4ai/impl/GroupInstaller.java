@@ -179,7 +179,7 @@ final class GroupInstaller {
         BitmapDecision bd = bitmaps.decide(g, fabric);
         BitmapStamp installedStamp = store.installedStamp(id);
         if (bd.choice.failure() == null && bd.choice.mode() == ReplicationMode.BITMAP) {
-            installBitmap(group, g, settled, why, bd, installedStamp);
+            installBitmap(group, g, settled, why, bd, installedStamp, fabric);
             return;
         }
         GroupCompiler.Result compiled;
@@ -262,7 +262,7 @@ final class GroupInstaller {
     }
 
     private void installBitmap(P2mpGroup group, P2mpGroup g, boolean settled, String why, BitmapDecision bd,
-                               BitmapStamp installedStamp) {
+                               BitmapStamp installedStamp, FabricSnapshot fabric) {
         P2mpGroupId id = group.id();
         BitmapStamp target = bd.result.stamp();
         Set<Endpoint> unreachable = bd.unreachable;
@@ -311,12 +311,21 @@ final class GroupInstaller {
             transition(id, GroupState.COMPILING, outcome, reason, unreachable);
             return;
         }
+        if (!bitmaps.staticReady(fabric)) {
+            // the stamp hands packets to the static tables: until the switches acknowledged those, the group
+            // would be reported INSTALLED while its packets were dropped; it is rescheduled when they are in place
+            toInstalling(id, unreachable, WAITING_FOR_STATIC);
+            return;
+        }
         P2mpGroup sending = toInstalling(id, unreachable, "programming the source leaf's stamp");
         if (sending.state() != GroupState.INSTALLING) {
             return;
         }
         send(sending, new Attempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
     }
+
+    /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
+    static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
 
     private P2mpGroup toInstalling(P2mpGroupId id, Set<Endpoint> unreachable, String reason) {
         return store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur

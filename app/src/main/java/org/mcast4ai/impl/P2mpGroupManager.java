@@ -489,8 +489,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     /** The static BITMAP tables are in place: AUTO groups that waited for them are decided again. */
     private void staticTablesInPlace() {
         for (P2mpGroup g : store.getAll()) {
-            if (g.request().mode() == ReplicationMode.AUTO && g.effectiveMode() != ReplicationMode.BITMAP
-                    && g.state().isLive() && g.state() != GroupState.FAILED && isMine(g.id())) {
+            boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
+                    && g.effectiveMode() != ReplicationMode.BITMAP;
+            boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && g.state() == GroupState.INSTALLING;
+            if ((autoOnTree || bitmapWaiting) && g.state().isLive() && g.state() != GroupState.FAILED
+                    && isMine(g.id())) {
                 schedule(g.id(), "static BITMAP tables in place");
             }
         }

@@ -50,7 +50,12 @@ class BitmapReplicationTest {
     void bitmapGroupInstallsTheStaticTablesOnceAndOnlyItsStampOnTheSourceLeaf() {
         P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
         assertEquals(8, h.groups.added.size(), "one static egress group per host port");
-        assertEquals(2, h.flows.batches().size(), "the static tables, then the group's stamp");
+        assertEquals(1, h.flows.batches().size(), "the static tables first; the stamp waits for them");
+        P2mpGroup waiting = h.get(g.id());
+        assertEquals(GroupState.INSTALLING, waiting.state(), "not INSTALLED before the static tables are acked");
+        assertEquals(GroupInstaller.WAITING_FOR_STATIC, waiting.reason());
+        h.flows.ackAll();
+        assertEquals(2, h.flows.batches().size(), "then the group's stamp");
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
         h.flows.ackAll();
         P2mpGroup now = h.get(g.id());

@@ -55,6 +55,24 @@ class DistributedP2mpGroupStoreTest {
     }
 
     @Test
+    void removalFreesKeyAndAddressEveryTime() {
+        // the key and address maps hold the group id as their value: removing them must compare that value,
+        // not take the id for a map version
+        for (int i = 0; i < 20; i++) {
+            P2mpGroup g = store.create(request("t", "same"), POOL, 1000L + i);
+            for (int j = 0; j < 5; j++) {
+                store.create(request("t", "other" + j), POOL, 1000L + i);
+            }
+            assertTrue(store.remove(g.id()).isPresent());
+            for (int j = 0; j < 5; j++) {
+                P2mpGroup other = store.get(GroupKey.of("t", "other" + j)).orElseThrow();
+                assertTrue(store.remove(other.id()).isPresent());
+            }
+            assertFalse(store.get(GroupKey.of("t", "same")).isPresent());
+        }
+    }
+
+    @Test
     void allocatesDistinctIdsAndAddressesFromThePool() {
         Set<IpAddress> addresses = new HashSet<>();
         Set<Long> ids = new HashSet<>();

@@ -54,6 +54,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
@@ -172,7 +173,12 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             executor = ownExecutor;
         }
         if (timer == null) {
-            ownTimer = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "timer", log));
+            ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
+                    groupedThreads("onos/mcast4ai", "timer", log));
+            // acknowledged batches cancel their timeouts: drop them from the queue at once instead of holding
+            // every finished attempt (and its plans) for the whole timeout
+            t.setRemoveOnCancelPolicy(true);
+            ownTimer = t;
             timer = ownTimer;
         }
         TreeComputer trees = treeComputer != null ? treeComputer : new FabricTreeComputer();

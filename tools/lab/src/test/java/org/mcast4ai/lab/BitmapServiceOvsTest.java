@@ -23,7 +23,6 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.mcast4ai.lab.LabHarness.run;
 
 /**
@@ -45,7 +44,7 @@ class BitmapServiceOvsTest {
     private static final List<String> MEMBERS = List.of("h2", "h3", "h6", "h8");
 
     private Path fabricFile;
-    private boolean fabricUp;
+    private LabHarness.RunningLab running;
     private Lab lab;
     private LabHarness.Rest rest;
     private long groupId;
@@ -60,34 +59,17 @@ class BitmapServiceOvsTest {
 
     @BeforeAll
     void up() throws Exception {
-        assumeTrue(LabHarness.isRoot(), "the Open vSwitch lab needs root");
-        Path dir = LabHarness.root().resolve("tools/lab/target/bitmap-service-ovs");
-        Files.createDirectories(dir);
-        fabricFile = dir.resolve("fabric.json");
-        LabHarness.waitForNoOtherLab(300_000);
-        LabHarness.Run r = run(List.of(LabHarness.root().resolve("tools/lab/fabric").toString(), "up",
-                                       "--out", fabricFile.toString()), 300);
-        fabricUp = true;
-        if (r.code != 0) {
-            assumeTrue(LabHarness.ovsRunning(), "Open vSwitch cannot start here: " + r.out);
-            throw new AssertionError("fabric up failed: " + r.out);
-        }
-        lab = Lab.start(LabFabric.read(fabricFile), Ofctl.process(), LabHarness.freePort(), Lab.COMPONENTS);
-        rest = new LabHarness.Rest(lab.base());
+        running = LabHarness.RunningLab.start("bitmap-service-ovs", 300_000);
+        fabricFile = running.fabricFile;
+        lab = running.lab;
+        rest = running.rest;
         sourceLeaf = bridgeOf(SOURCE);
     }
 
     @AfterAll
     void down() {
-        try {
-            if (lab != null) {
-                lab.close();
-            }
-        } finally {
-            if (fabricUp) {
-                run(List.of(LabHarness.root().resolve("tools/lab/fabric").toString(), "down",
-                            "--fabric", fabricFile.toString()), 120);
-            }
+        if (running != null) {
+            running.close();
         }
     }
 

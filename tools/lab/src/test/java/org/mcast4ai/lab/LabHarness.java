@@ -182,4 +182,67 @@ final class LabHarness {
         ((com.fasterxml.jackson.databind.node.ObjectNode) summary).set("hosts", perHost);
         return summary;
     }
+
+    /**
+     * The default lab fabric brought up from {@code tools/lab/fabric} and the lab runner on it, for one test
+     * class; {@link #close()} stops the runner and tears the fabric down, also after a failed start.
+     */
+    static final class RunningLab implements AutoCloseable {
+        final Path fabricFile;
+        private boolean fabricUp;
+        Lab lab;
+        Rest rest;
+
+        private RunningLab(Path fabricFile) {
+            this.fabricFile = fabricFile;
+        }
+
+        /**
+         * Waits for any other lab to go, brings the fabric up and starts the runner; skips (JUnit assumption)
+         * when not root or Open vSwitch cannot run here.
+         *
+         * @param dirName folder under tools/lab/target for the fabric description
+         * @param waitMs  how long to wait for another lab
+         * @return the running lab
+         * @throws Exception if the fabric or the runner cannot start
+         */
+        static RunningLab start(String dirName, long waitMs) throws Exception {
+            org.junit.jupiter.api.Assumptions.assumeTrue(isRoot(), "the Open vSwitch lab needs root");
+            Path dir = root().resolve("tools/lab/target").resolve(dirName);
+            Files.createDirectories(dir);
+            RunningLab l = new RunningLab(dir.resolve("fabric.json"));
+            waitForNoOtherLab(waitMs);
+            Run r = run(List.of(root().resolve("tools/lab/fabric").toString(), "up",
+                                "--out", l.fabricFile.toString()), 300);
+            l.fabricUp = true;
+            try {
+                if (r.code != 0) {
+                    org.junit.jupiter.api.Assumptions.assumeTrue(ovsRunning(),
+                            "Open vSwitch cannot start here: " + r.out);
+                    throw new AssertionError("fabric up failed: " + r.out);
+                }
+                l.lab = Lab.start(LabFabric.read(l.fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS);
+                l.rest = new Rest(l.lab.base());
+                return l;
+            } catch (Exception | Error e) {
+                l.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (lab != null) {
+                    lab.close();
+                }
+            } finally {
+                if (fabricUp) {
+                    fabricUp = false;
+                    run(List.of(root().resolve("tools/lab/fabric").toString(), "down",
+                                "--fabric", fabricFile.toString()), 120);
+                }
+            }
+        }
+    }
 }

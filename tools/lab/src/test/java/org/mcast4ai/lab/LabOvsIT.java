@@ -15,7 +15,6 @@ import org.onosproject.core.GroupId;
 import org.onosproject.net.flow.DefaultFlowRule;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,7 +26,6 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.mcast4ai.lab.LabHarness.flows;
 import static org.mcast4ai.lab.LabHarness.groupJson;
 import static org.mcast4ai.lab.LabHarness.hostsJson;
@@ -45,7 +43,7 @@ class LabOvsIT {
     private static final int PACKETS = 20;
 
     private Path fabricFile;
-    private boolean fabricUp;
+    private LabHarness.RunningLab running;
     private Lab lab;
     private LabHarness.Rest rest;
     private long groupId;
@@ -53,33 +51,16 @@ class LabOvsIT {
 
     @BeforeAll
     void up() throws Exception {
-        assumeTrue(LabHarness.isRoot(), "the Open vSwitch lab needs root");
-        Path dir = LabHarness.root().resolve("tools/lab/target/ovs-it");
-        Files.createDirectories(dir);
-        fabricFile = dir.resolve("fabric.json");
-        LabHarness.waitForNoOtherLab(180_000);
-        LabHarness.Run r = run(List.of(LabHarness.root().resolve("tools/lab/fabric").toString(), "up",
-                                       "--out", fabricFile.toString()), 300);
-        fabricUp = true;
-        if (r.code != 0) {
-            assumeTrue(LabHarness.ovsRunning(), "Open vSwitch cannot start here: " + r.out);
-            throw new AssertionError("fabric up failed: " + r.out);
-        }
-        lab = Lab.start(LabFabric.read(fabricFile), Ofctl.process(), LabHarness.freePort(), Lab.COMPONENTS);
-        rest = new LabHarness.Rest(lab.base());
+        running = LabHarness.RunningLab.start("ovs-it", 180_000);
+        fabricFile = running.fabricFile;
+        lab = running.lab;
+        rest = running.rest;
     }
 
     @AfterAll
     void down() {
-        try {
-            if (lab != null) {
-                lab.close();
-            }
-        } finally {
-            if (fabricUp) {
-                run(List.of(LabHarness.root().resolve("tools/lab/fabric").toString(), "down",
-                            "--fabric", fabricFile.toString()), 120);
-            }
+        if (running != null) {
+            running.close();
         }
     }
 

@@ -86,6 +86,32 @@ public final class P2mpGroup {
         return modeReason;
     }
 
+    /**
+     * Resolves receivers a caller names for removal: one named without a QPN stands for every receiver of the
+     * group on that host; the others are returned as given (for the service to refuse if not members).
+     *
+     * @param given receivers as the caller named them
+     * @return the group's receivers they name
+     */
+    public Set<Endpoint> receiversNamed(Set<Endpoint> given) {
+        Set<Endpoint> out = new java.util.LinkedHashSet<>();
+        for (Endpoint e : given) {
+            boolean matched = false;
+            if (e.qpn().isEmpty()) {
+                for (Endpoint r : request.receivers()) {
+                    if (r.host().equals(e.host())) {
+                        out.add(r);
+                        matched = true;
+                    }
+                }
+            }
+            if (!matched) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
     /** @return receivers the current fabric cannot reach */
     public Set<Endpoint> unreachable() {
         return unreachable;

@@ -4,16 +4,13 @@ import org.apache.karaf.shell.api.action.Argument;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
-import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.onosproject.cli.net.HostIdCompleter;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /** Removes receivers from a group; a host given without a QPN stands for the group's receivers on it. */
 @Service
@@ -33,7 +30,7 @@ public class ReceiversRemoveCommand extends Mcast4aiCommand {
     protected void run() {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup current = groupService.getGroup(gid).orElseThrow(() -> GroupException.notFound(gid));
-        P2mpGroup g = groupService.removeReceivers(gid, resolve(current, endpoints(receivers)));
+        P2mpGroup g = groupService.removeReceivers(gid, current.receiversNamed(endpoints(receivers)));
         if (outputJson()) {
             print("%s", jsonForEntity(g, P2mpGroup.class));
             return;
@@ -41,22 +38,4 @@ public class ReceiversRemoveCommand extends Mcast4aiCommand {
         print("Group %d now has %d receivers, state %s", g.id().value(), g.request().receivers().size(), g.state());
     }
 
-    private static Set<Endpoint> resolve(P2mpGroup group, Set<Endpoint> given) {
-        Set<Endpoint> out = new LinkedHashSet<>();
-        for (Endpoint e : given) {
-            boolean matched = false;
-            if (e.qpn().isEmpty()) {
-                for (Endpoint r : group.request().receivers()) {
-                    if (r.host().equals(e.host())) {
-                        out.add(r);
-                        matched = true;
-                    }
-                }
-            }
-            if (!matched) {
-                out.add(e);
-            }
-        }
-        return out;
-    }
 }

@@ -206,7 +206,7 @@ public class GroupsWebResource extends AbstractWebResource {
             throw GroupException.invalid("no receivers to remove: give a body {\"receivers\": [...]} "
                     + "or ?host=...");
         }
-        Set<Endpoint> receivers = RequestBodies.resolve(existing(gid), RequestBodies.distinct(given));
+        Set<Endpoint> receivers = existing(gid).receiversNamed(RequestBodies.distinct(given));
         return ok(json(service().removeReceivers(gid, receivers))).build();
     }
 

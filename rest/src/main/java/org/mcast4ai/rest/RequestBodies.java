@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
-import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.codec.P2mpGroupRequestCodec;
 
 import java.io.IOException;
@@ -82,29 +81,4 @@ final class RequestBodies {
         return set;
     }
 
-    /**
-     * Resolves receivers to remove: one named without a QPN stands for the group's receivers on that host.
-     *
-     * @param group the group
-     * @param given receivers as the caller named them
-     * @return the group's receivers they name (unmatched ones as given, for the service to refuse)
-     */
-    static Set<Endpoint> resolve(P2mpGroup group, Set<Endpoint> given) {
-        Set<Endpoint> out = new LinkedHashSet<>();
-        for (Endpoint e : given) {
-            boolean matched = false;
-            if (e.qpn().isEmpty()) {
-                for (Endpoint r : group.request().receivers()) {
-                    if (r.host().equals(e.host())) {
-                        out.add(r);
-                        matched = true;
-                    }
-                }
-            }
-            if (!matched) {
-                out.add(e);
-            }
-        }
-        return out;
-    }
 }

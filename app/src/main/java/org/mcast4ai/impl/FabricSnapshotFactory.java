@@ -4,14 +4,15 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Host;
+import org.onosproject.net.HostId;
 import org.onosproject.net.HostLocation;
 import org.onosproject.net.Link;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.link.LinkService;
 
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,7 +29,7 @@ final class FabricSnapshotFactory {
     private final HostService hostService;
 
     private final AtomicLong generation = new AtomicLong();
-    private volatile FabricSnapshot current;
+    private volatile FabricView current;
     private volatile long builtFrom = -1;
 
     FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
@@ -44,7 +45,12 @@ final class FabricSnapshotFactory {
 
     /** @return a snapshot no older than the last {@link #invalidate()} */
     FabricSnapshot snapshot() {
-        FabricSnapshot s = current;
+        return view().snapshot();
+    }
+
+    /** @return the current snapshot with its ONOS ids, no older than the last {@link #invalidate()} */
+    FabricView view() {
+        FabricView s = current;
         if (s != null && builtFrom == generation.get()) {
             return s;
         }
@@ -58,27 +64,31 @@ final class FabricSnapshotFactory {
         }
     }
 
-    private FabricSnapshot build() {
+    private FabricView build() {
         FabricSnapshot.Builder b = FabricSnapshot.builder();
-        Set<DeviceId> available = new HashSet<>();
+        Map<String, DeviceId> available = new HashMap<>();
+        Map<String, HostId> hostIds = new HashMap<>();
         for (Device d : deviceService.getAvailableDevices()) {
-            if (available.add(d.id())) {
-                b.addSwitch(d.id().toString(), null);
+            String name = d.id().toString();
+            if (available.putIfAbsent(name, d.id()) == null) {
+                b.addSwitch(name, null);
             }
         }
         for (Link l : linkService.getActiveLinks()) {
-            if (l.state() == Link.State.ACTIVE && available.contains(l.src().deviceId())
-                    && available.contains(l.dst().deviceId())) {
+            if (l.state() == Link.State.ACTIVE && available.containsKey(l.src().deviceId().toString())
+                    && available.containsKey(l.dst().deviceId().toString())) {
                 b.addLink(l.src().deviceId().toString(), l.src().port().toLong(),
                         l.dst().deviceId().toString(), l.dst().port().toLong());
             }
         }
         for (Host h : hostService.getHosts()) {
             HostLocation loc = h.location();
-            if (loc != null && available.contains(loc.deviceId())) {
-                b.addHost(h.id().toString(), loc.deviceId().toString(), loc.port().toLong());
+            if (loc != null && available.containsKey(loc.deviceId().toString())) {
+                String name = h.id().toString();
+                hostIds.put(name, h.id());
+                b.addHost(name, loc.deviceId().toString(), loc.port().toLong());
             }
         }
-        return b.build();
+        return new FabricView(b.build(), available, hostIds);
     }
 }

@@ -13,6 +13,7 @@ import org.onosproject.net.HostId;
 import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -58,22 +59,24 @@ final class GroupCompiler {
 
     /**
      * @param group  the group (its current receivers)
-     * @param fabric the fabric
+     * @param view   the fabric with its ONOS ids
      * @return the plan and what it could not reach
      */
-    Result compile(P2mpGroup group, FabricSnapshot fabric) {
+    Result compile(P2mpGroup group, FabricView view) {
+        FabricSnapshot fabric = view.snapshot();
         Set<HostId> resolved = new LinkedHashSet<>();
-        HostId sourceId = hosts.resolveOrNull(group.request().source());
-        int source = sourceId == null ? -1 : fabric.hostIndex(sourceId.toString());
+        HostId sourceId = hosts.idOrNull(group.request().source());
+        int source = sourceId == null ? -1 : view.hostIndex(sourceId);
         if (sourceId != null) {
             resolved.add(sourceId);
         }
         Set<Endpoint> unreachable = new LinkedHashSet<>();
         Map<Integer, Endpoint> byIndex = new HashMap<>();
-        List<Integer> receivers = new ArrayList<>();
+        int[] receivers = new int[group.request().receivers().size()];
+        int count = 0;
         for (Endpoint r : group.request().receivers()) {
-            HostId id = hosts.resolveOrNull(r);
-            int index = id == null ? -1 : fabric.hostIndex(id.toString());
+            HostId id = hosts.idOrNull(r);
+            int index = id == null ? -1 : view.hostIndex(id);
             if (id != null) {
                 resolved.add(id);
             }
@@ -81,28 +84,28 @@ final class GroupCompiler {
                 unreachable.add(r);
             } else {
                 byIndex.put(index, r);
-                receivers.add(index);
+                receivers[count++] = index;
             }
         }
         if (source < 0) {
             return new Result(GroupPlan.empty(), group.request().receivers(), resolved,
                     "source " + group.request().source() + " is not attached to an available switch");
         }
-        if (receivers.isEmpty()) {
+        if (count == 0) {
             return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
         }
-        MulticastTree tree = trees.compute(fabric, source, receivers.stream().mapToInt(Integer::intValue).toArray(),
-                group.id().value());
+        MulticastTree tree = trees.compute(fabric, source, Arrays.copyOf(receivers, count), group.id().value());
         for (int r : tree.unreachable()) {
             unreachable.add(byIndex.get(r));
         }
         if (unreachable.size() == group.request().receivers().size()) {
             return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
         }
-        return new Result(toPlan(tree, fabric), unreachable, resolved, null);
+        return new Result(toPlan(tree, view), unreachable, resolved, null);
     }
 
-    private static GroupPlan toPlan(MulticastTree tree, FabricSnapshot fabric) {
+    private static GroupPlan toPlan(MulticastTree tree, FabricView view) {
+        FabricSnapshot fabric = view.snapshot();
         Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>();
         Map<Integer, Long> inPortBySwitch = new HashMap<>();
         for (int i = 0; i < tree.size(); i++) {
@@ -110,9 +113,9 @@ final class GroupCompiler {
             inPortBySwitch.put(sw, tree.inPort(i));
             Set<PortNumber> outs = new LinkedHashSet<>();
             for (long p : tree.outPorts(i)) {
-                outs.add(PortNumber.portNumber(p));
+                outs.add(FabricView.port(p));
             }
-            branches.put(device(fabric, sw), new GroupPlan.Branch(PortNumber.portNumber(tree.inPort(i)), outs));
+            branches.put(view.device(sw), new GroupPlan.Branch(FabricView.port(tree.inPort(i)), outs));
         }
         List<ConnectPoint[]> links = new ArrayList<>(tree.fabricLinks());
         for (int l = 0; l < tree.fabricLinks(); l++) {
@@ -127,14 +130,10 @@ final class GroupCompiler {
             }
             if (used >= 0) {
                 links.add(new ConnectPoint[]{
-                        new ConnectPoint(device(fabric, from), PortNumber.portNumber(fabric.linkFromPort(used))),
-                        new ConnectPoint(device(fabric, to), PortNumber.portNumber(fabric.linkToPort(used)))});
+                        new ConnectPoint(view.device(from), FabricView.port(fabric.linkFromPort(used))),
+                        new ConnectPoint(view.device(to), FabricView.port(fabric.linkToPort(used)))});
             }
         }
         return new GroupPlan(branches, links);
-    }
-
-    private static DeviceId device(FabricSnapshot fabric, int sw) {
-        return DeviceId.deviceId(fabric.switchName(sw));
     }
 }

@@ -171,20 +171,18 @@ final class GroupInstaller {
         P2mpGroupId id = group.id();
         // a settled group is recompiled quietly: its record changes only if its switches or outcome do
         boolean settled = group.state() == GroupState.INSTALLED || group.state() == GroupState.DEGRADED;
-        P2mpGroup g = settled ? group : startCompiling(group, why);
-        if (g.state() != GroupState.COMPILING && !settled) {
-            return;
-        }
-        FabricSnapshot fabric = snapshots.snapshot();
-        BitmapDecision bd = bitmaps.decide(g, fabric);
+        CompileStep step = new CompileStep(store, group, why, clock);
+        FabricView view = snapshots.view();
+        FabricSnapshot fabric = view.snapshot();
+        BitmapDecision bd = bitmaps.decide(group, fabric);
         BitmapStamp installedStamp = store.installedStamp(id);
         if (bd.choice.failure() == null && bd.choice.mode() == ReplicationMode.BITMAP) {
-            installBitmap(group, g, settled, why, bd, installedStamp, fabric);
+            installBitmap(step, settled, bd, installedStamp, fabric);
             return;
         }
         GroupCompiler.Result compiled;
         try {
-            compiled = bd.choice.failure() != null ? null : compiler.compile(g, fabric);
+            compiled = bd.choice.failure() != null ? null : compiler.compile(group, view);
         } catch (RuntimeException e) {
             log.warn("Compiling group {} failed", id, e);
             compiled = null;
@@ -214,155 +212,112 @@ final class GroupInstaller {
                 reason = compiled.failure + describe(unreachable);
             } else if (!unreachable.isEmpty()) {
                 outcome = GroupState.DEGRADED;
-                reason = unreachable.size() + " of " + g.request().receivers().size() + " receivers unreachable"
-                        + describe(unreachable);
+                reason = unreachable.size() + " of " + group.request().receivers().size()
+                        + " receivers unreachable" + describe(unreachable);
             } else {
                 outcome = GroupState.INSTALLED;
                 reason = "";
             }
         }
+        waitsForFabric(id, outcome);
+        Set<DeviceId> changed = target.changedDevices(installed);
+        boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
+        BitmapStamp uncertainStamp = store.uncertainStamp(id);
+        if (settled && quiet && installedStamp == null && uncertainStamp == null
+                && CompileStep.recorded(group, bd) && outcome == group.state()
+                && unreachable.equals(group.unreachable())) {
+            return;
+        }
+        step.mode(bd);
+        if (uncertainStamp != null || installedStamp != null) {
+            // the group leaves BITMAP: its stamp goes first (it shares the tree rule's match on the source leaf)
+            removeStampFirst(step, uncertainStamp != null ? uncertainStamp : installedStamp, uncertainStamp != null);
+            return;
+        }
+        if (quiet) {
+            step.finish(outcome, reason, unreachable);
+            return;
+        }
+        P2mpGroup sending = step.finish(GroupState.INSTALLING,
+                "programming " + Math.max(1, changed.size()) + " switch(es)", unreachable);
+        if (sending != null) {
+            send(sending, new Attempt(installed, uncertain, target, outcome, reason));
+        }
+    }
+
+    private void waitsForFabric(P2mpGroupId id, GroupState outcome) {
         if (outcome == GroupState.INSTALLED) {
             waitingForFabric.remove(id.value());
         } else {
             waitingForFabric.add(id.value());
         }
-        Set<DeviceId> changed = target.changedDevices(installed);
-        boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
-        boolean sameMode = modeRecorded(group, bd);
-        if (settled) {
-            if (quiet && installedStamp == null && store.uncertainStamp(id) == null && sameMode
-                    && outcome == group.state()
-                    && unreachable.equals(group.unreachable())) {
-                return;
-            }
-            g = startCompiling(group, why);
-            if (g.state() != GroupState.COMPILING) {
-                return;
-            }
-        }
-        recordMode(id, bd);
-        BitmapStamp uncertainStamp = store.uncertainStamp(id);
-        if (uncertainStamp != null || installedStamp != null) {
-            // the group leaves BITMAP: its stamp goes first (it shares the tree rule's match on the source leaf)
-            removeStampFirst(id, uncertainStamp != null ? uncertainStamp : installedStamp, uncertainStamp != null);
-            return;
-        }
-        if (quiet) {
-            transition(id, GroupState.COMPILING, outcome, reason, unreachable);
-            return;
-        }
-        Set<Endpoint> unreachableNow = unreachable;
-        P2mpGroup sending = store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur
-                : cur.withUnreachable(unreachableNow).withState(GroupState.INSTALLING, clock.getAsLong(),
-                        "programming " + Math.max(1, changed.size()) + " switch(es)"));
-        if (sending.state() != GroupState.INSTALLING) {
-            return;
-        }
-        send(sending, new Attempt(installed, uncertain, target, outcome, reason));
     }
 
-    private void installBitmap(P2mpGroup group, P2mpGroup g, boolean settled, String why, BitmapDecision bd,
-                               BitmapStamp installedStamp, FabricSnapshot fabric) {
+    private void installBitmap(CompileStep step, boolean settled, BitmapDecision bd, BitmapStamp installedStamp,
+                               FabricSnapshot fabric) {
+        P2mpGroup group = step.group();
         P2mpGroupId id = group.id();
         BitmapStamp target = bd.result.stamp();
         Set<Endpoint> unreachable = bd.unreachable;
         GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
-        String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of " + g.request().receivers().size()
-                + " receivers have no bit in the fabric's bitmap" + describe(unreachable);
+        String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
+                + group.request().receivers().size() + " receivers have no bit in the fabric's bitmap"
+                + describe(unreachable);
         index.put(id.value(), GroupPlan.empty(), bd.hosts);
-        if (outcome == GroupState.INSTALLED) {
-            waitingForFabric.remove(id.value());
-        } else {
-            waitingForFabric.add(id.value());
-        }
+        waitsForFabric(id, outcome);
         GroupPlan treePlan = store.installedPlan(id);
         GroupPlan treeUncertain = store.uncertainPlan(id);
         boolean treeLeft = !treePlan.branches().isEmpty() || !treeUncertain.branches().isEmpty();
         BitmapStamp uncertainStamp = store.uncertainStamp(id);
         boolean quiet = target.equals(installedStamp) && !treeLeft && uncertainStamp == null;
-        if (settled) {
-            if (quiet && modeRecorded(group, bd) && outcome == group.state()
-                    && unreachable.equals(group.unreachable())) {
-                return;
-            }
-            g = startCompiling(group, why);
-            if (g.state() != GroupState.COMPILING) {
-                return;
-            }
+        if (settled && quiet && CompileStep.recorded(group, bd) && outcome == group.state()
+                && unreachable.equals(group.unreachable())) {
+            return;
         }
-        recordMode(id, bd);
+        step.mode(bd);
         if (treeLeft) {
             // the group leaves TREE: its branches go first (the stamp shares their match on the source leaf)
-            P2mpGroup sending = toInstalling(id, unreachable, "removing the group's tree entries");
-            if (sending.state() != GroupState.INSTALLING) {
-                return;
+            P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's tree entries", unreachable);
+            if (sending != null) {
+                Attempt a = new Attempt(treePlan, treeUncertain, GroupPlan.empty(), GroupState.INSTALLING, "");
+                a.chain = true;
+                send(sending, a);
             }
-            Attempt a = new Attempt(treePlan, treeUncertain, GroupPlan.empty(), GroupState.INSTALLING, "");
-            a.chain = true;
-            send(sending, a);
             return;
         }
         if (uncertainStamp != null && !uncertainStamp.equals(target)) {
             // an unacknowledged stamp may be on the leaf: it goes first (the target's rules are all re-sent)
-            removeStampFirst(id, uncertainStamp, true);
+            removeStampFirst(step, uncertainStamp, true);
             return;
         }
         if (quiet) {
-            transition(id, GroupState.COMPILING, outcome, reason, unreachable);
+            step.finish(outcome, reason, unreachable);
             return;
         }
         if (!bitmaps.staticReady(fabric)) {
             // the stamp hands packets to the static tables: until the switches acknowledged those, the group
             // would be reported INSTALLED while its packets were dropped; it is rescheduled when they are in place
-            toInstalling(id, unreachable, WAITING_FOR_STATIC);
+            step.finish(GroupState.INSTALLING, WAITING_FOR_STATIC, unreachable);
             return;
         }
-        P2mpGroup sending = toInstalling(id, unreachable, "programming the source leaf's stamp");
-        if (sending.state() != GroupState.INSTALLING) {
-            return;
+        P2mpGroup sending = step.finish(GroupState.INSTALLING, "programming the source leaf's stamp", unreachable);
+        if (sending != null) {
+            send(sending, new Attempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
         }
-        send(sending, new Attempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
     }
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
     static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
 
-    private P2mpGroup toInstalling(P2mpGroupId id, Set<Endpoint> unreachable, String reason) {
-        return store.update(id, cur -> cur.state() != GroupState.COMPILING ? cur
-                : cur.withUnreachable(unreachable).withState(GroupState.INSTALLING, clock.getAsLong(), reason));
-    }
-
-    private void removeStampFirst(P2mpGroupId id, BitmapStamp stamp, boolean uncertain) {
-        P2mpGroup sending = toInstalling(id, store.get(id).map(P2mpGroup::unreachable).orElse(Set.of()),
-                "removing the group's BITMAP stamp");
-        if (sending.state() != GroupState.INSTALLING) {
+    private void removeStampFirst(CompileStep step, BitmapStamp stamp, boolean uncertain) {
+        P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's BITMAP stamp", null);
+        if (sending == null) {
             return;
         }
         Attempt a = new Attempt(stamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
         a.chain = true;
         a.clearsUncertain = uncertain;
         send(sending, a);
-    }
-
-    private static boolean modeRecorded(P2mpGroup group, BitmapDecision bd) {
-        ReplicationMode mode = bd.choice.mode();
-        String reason = bd.choice.reason().isEmpty() ? group.modeReason() : bd.choice.reason();
-        return group.effectiveMode() == mode && group.modeReason().equals(reason);
-    }
-
-    private void recordMode(P2mpGroupId id, BitmapDecision bd) {
-        store.update(id, cur -> modeRecorded(cur, bd) ? cur
-                : cur.withEffectiveMode(bd.choice.mode(), bd.choice.reason()));
-    }
-
-    private P2mpGroup startCompiling(P2mpGroup group, String why) {
-        GroupState from = group.state();
-        return store.update(group.id(), cur -> {
-            if (cur.state() != from) {
-                return cur;
-            }
-            return cur.withState(GroupState.COMPILING, clock.getAsLong(), why);
-        });
     }
 
     private void withdraw(P2mpGroup group) {

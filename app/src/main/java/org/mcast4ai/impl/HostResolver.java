@@ -9,7 +9,9 @@ import org.onosproject.net.HostId;
 import org.onosproject.net.HostLocation;
 import org.onosproject.net.host.HostService;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -19,8 +21,11 @@ import java.util.regex.Pattern;
  */
 final class HostResolver {
     private static final Pattern MAC = Pattern.compile("(?i)[0-9a-f]{2}([:-][0-9a-f]{2}){5}");
+    /** Parsed host ids by name; names repeat across requests and parsing them is regex work. */
+    private static final int MAX_PARSED = 1 << 16;
 
     private final HostService hostService;
+    private final Map<String, HostId> parsed = new ConcurrentHashMap<>();
 
     HostResolver(HostService hostService) {
         this.hostService = hostService;
@@ -33,8 +38,9 @@ final class HostResolver {
      */
     Host resolve(Endpoint endpoint) {
         Host host = find(endpoint.host());
-        if (host.location() == null || host.location().equals(HostLocation.NONE)
-                || host.locations().isEmpty()) {
+        // one location lookup: ONOS derives location() from locations() on every call
+        HostLocation location = host.location();
+        if (location == null || location.equals(HostLocation.NONE)) {
             throw GroupException.invalid("host " + endpoint.host() + " has no known location in the fabric");
         }
         return host;
@@ -54,14 +60,41 @@ final class HostResolver {
         }
     }
 
-    private Host find(String name) {
-        if (name.contains("/")) {
-            HostId id;
+    /**
+     * The host id an endpoint names, for placing it in a {@link FabricView} (which holds only located hosts):
+     * a host id name is parsed without asking the host service.
+     *
+     * @param endpoint endpoint
+     * @return the host id, or null if the name is malformed, unknown or ambiguous
+     */
+    HostId idOrNull(Endpoint endpoint) {
+        String name = endpoint.host();
+        try {
+            return name.indexOf('/') >= 0 ? parse(name) : find(name).id();
+        } catch (GroupException e) {
+            return null;
+        }
+    }
+
+    private HostId parse(String name) {
+        HostId id = parsed.get(name);
+        if (id == null) {
             try {
                 id = HostId.hostId(name);
             } catch (IllegalArgumentException e) {
                 throw GroupException.invalid("'" + name + "' is not a valid ONOS host id (MAC/VLAN)");
             }
+            if (parsed.size() >= MAX_PARSED) {
+                parsed.clear();
+            }
+            parsed.put(name, id);
+        }
+        return id;
+    }
+
+    private Host find(String name) {
+        if (name.indexOf('/') >= 0) {
+            HostId id = parse(name);
             Host host = hostService.getHost(id);
             if (host == null) {
                 throw GroupException.invalid("unknown host " + name);

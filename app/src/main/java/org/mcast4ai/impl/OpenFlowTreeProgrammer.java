@@ -3,8 +3,10 @@ package org.mcast4ai.impl;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.onlab.packet.Ethernet;
+import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.core.ApplicationId;
+import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.DefaultFlowRule;
@@ -73,19 +75,65 @@ final class OpenFlowTreeProgrammer {
         for (PortNumber out : branch.outPorts()) {
             treatment.setOutput(out);
         }
+        return rule(group, device, branch.inPort(), treatment.build());
+    }
+
+    /**
+     * The rule that removes a group's entry from one device: a flow removal is matched on device, table,
+     * priority, selector and cookie (OpenFlow DELETE_STRICT), never on the actions, so none are built.
+     *
+     * @param group  the group
+     * @param device the device
+     * @param inPort the in port of the entry
+     * @return the flow rule to remove
+     */
+    FlowRule removal(P2mpGroup group, DeviceId device, PortNumber inPort) {
+        return rule(group, device, inPort, DefaultTrafficTreatment.emptyTreatment());
+    }
+
+    private FlowRule rule(P2mpGroup group, DeviceId device, PortNumber inPort, TrafficTreatment treatment) {
+        int table = tableId;
+        int priority = group.request().priority();
         return DefaultFlowRule.builder()
                 .forDevice(device)
                 .withSelector(DefaultTrafficSelector.builder()
                         .matchEthType(Ethernet.TYPE_IPV4)
-                        .matchInPort(branch.inPort())
+                        .matchInPort(inPort)
                         .matchIPDst(IpPrefix.valueOf(group.address(), 32))
                         .build())
-                .withTreatment(treatment.build())
-                .withPriority(group.request().priority())
-                .fromApp(appId)
+                .withTreatment(treatment)
+                .withPriority(priority)
+                .withCookie(cookie(appId, device, inPort, group.address(), priority, table))
                 .makePermanent()
-                .forTable(tableId)
+                .forTable(table)
                 .build();
+    }
+
+    /**
+     * The rule's cookie (its ONOS flow id): the application id in the top 16 bits, as {@code fromApp} would
+     * set it, and below a 48-bit hash of what identifies the rule (device, table, priority, in port and group
+     * address), so the same match always gets the same id (a replacement keeps it) on every instance.
+     * {@code fromApp} would hash the selector's text instead, formatting addresses with String.format for
+     * every rule built; that was most of the cost of programming a group.
+     *
+     * @param app      application id
+     * @param device   device
+     * @param inPort   matched in port
+     * @param address  group address
+     * @param priority rule priority
+     * @param table    table id
+     * @return the cookie
+     */
+    static long cookie(ApplicationId app, DeviceId device, PortNumber inPort, IpAddress address, int priority,
+                       int table) {
+        long h = device.toString().hashCode();
+        h = h * 0x9E3779B97F4A7C15L + inPort.toLong();
+        h = h * 0x9E3779B97F4A7C15L + address.getIp4Address().toInt();
+        h = h * 0x9E3779B97F4A7C15L + ((long) priority << 8 | table);
+        h ^= h >>> 29;
+        h *= 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 32;
+        return ((long) app.id() & 0xffffL) << 48 | (h & 0xffff_ffff_ffffL);
     }
 
     /**
@@ -104,7 +152,7 @@ final class OpenFlowTreeProgrammer {
                           FlowRuleOperationsContext context) {
         List<FlowRule> fresh = new ArrayList<>();
         List<FlowRule> replaced = new ArrayList<>();
-        Map<String, FlowRule> stale = new LinkedHashMap<>();
+        Map<ConnectPoint, FlowRule> stale = new LinkedHashMap<>();
         Set<DeviceId> touched = new TreeSet<>(Comparator.comparing(DeviceId::toString));
         for (Map.Entry<DeviceId, GroupPlan.Branch> e : target.branches().entrySet()) {
             DeviceId d = e.getKey();
@@ -121,7 +169,8 @@ final class OpenFlowTreeProgrammer {
                 GroupPlan.Branch now = target.branches().get(e.getKey());
                 // a different in port is a different match: the old rule does not get replaced, it must go
                 if (now == null || !now.inPort().equals(e.getValue().inPort())) {
-                    stale.putIfAbsent(e.getKey() + "/" + e.getValue().inPort(), rule(group, e.getKey(), e.getValue()));
+                    stale.putIfAbsent(new ConnectPoint(e.getKey(), e.getValue().inPort()),
+                            removal(group, e.getKey(), e.getValue().inPort()));
                     touched.add(e.getKey());
                 }
             }

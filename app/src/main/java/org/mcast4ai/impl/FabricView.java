@@ -1,0 +1,77 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableMap;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.PortNumber;
+
+import java.util.Map;
+
+/**
+ * A fabric snapshot with its ONOS identifiers: the {@link DeviceId} of every switch index and the index of
+ * every {@link HostId}, built once with the snapshot so that compiling a group maps between engine indices
+ * and ONOS ids without parsing or formatting names.
+ */
+final class FabricView {
+    private final FabricSnapshot snapshot;
+    private final DeviceId[] devices;
+    private final Map<HostId, Integer> hosts;
+    // PortNumber's constructor formats its name; switch ports are small numbers, made once
+    private static final PortNumber[] PORTS = new PortNumber[4096];
+
+    FabricView(FabricSnapshot snapshot, Map<String, DeviceId> deviceIds, Map<String, HostId> hostIds) {
+        this.snapshot = snapshot;
+        this.devices = new DeviceId[snapshot.switchCount()];
+        for (int sw = 0; sw < devices.length; sw++) {
+            String name = snapshot.switchName(sw);
+            DeviceId id = deviceIds.get(name);
+            devices[sw] = id != null ? id : DeviceId.deviceId(name);
+        }
+        ImmutableMap.Builder<HostId, Integer> b = ImmutableMap.builder();
+        for (int h = 0; h < snapshot.hostCount(); h++) {
+            String name = snapshot.hostName(h);
+            HostId id = hostIds.get(name);
+            b.put(id != null ? id : HostId.hostId(name), h);
+        }
+        this.hosts = b.build();
+    }
+
+    /** @return the engine's snapshot */
+    FabricSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /**
+     * @param sw switch index of the snapshot
+     * @return its device id
+     */
+    DeviceId device(int sw) {
+        return devices[sw];
+    }
+
+    /**
+     * @param number an OpenFlow port number
+     * @return its PortNumber (shared for numbers below 4096)
+     */
+    static PortNumber port(long number) {
+        if (number < 0 || number >= PORTS.length) {
+            return PortNumber.portNumber(number);
+        }
+        PortNumber p = PORTS[(int) number];
+        if (p == null) {
+            p = PortNumber.portNumber(number);
+            PORTS[(int) number] = p;
+        }
+        return p;
+    }
+
+    /**
+     * @param host ONOS host id
+     * @return its host index in the snapshot, or -1 if the snapshot has no such (located) host
+     */
+    int hostIndex(HostId host) {
+        Integer i = hosts.get(host);
+        return i == null ? -1 : i;
+    }
+}

@@ -24,9 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -38,9 +36,10 @@ import static org.slf4j.LoggerFactory.getLogger;
 /**
  * Drives one instance's groups through their lifecycle: COMPILING (tree over the current snapshot),
  * INSTALLING (one flow-rule batch for the devices whose branch changed), then INSTALLED, DEGRADED or FAILED
- * when the switches answer; WITHDRAWING to WITHDRAWN likewise. Every method runs on the manager's
- * single-threaded executor, so a group never has two batches in flight: work requested while a batch is
- * pending is remembered and done when the batch completes.
+ * when the switches answer; WITHDRAWING to WITHDRAWN likewise. A group's work runs on its lane of the
+ * manager's {@link GroupLanes}, one task at a time, so a group never has two batches in flight: work requested
+ * while a batch is pending is remembered and done when the batch completes. Different groups run in parallel
+ * on different lanes: everything shared here is thread-safe.
  */
 final class GroupInstaller {
     private final Logger log = getLogger(getClass());
@@ -51,7 +50,7 @@ final class GroupInstaller {
     private final OpenFlowTreeProgrammer programmer;
     private final BitmapReplication bitmaps;
     private final GroupIndex index;
-    private final Executor executor;
+    private final GroupLanes lanes;
     private final ScheduledExecutorService timer;
     private final LongSupplier clock;
     private final IntSupplier timeoutMs;
@@ -112,14 +111,14 @@ final class GroupInstaller {
 
     GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
                    OpenFlowTreeProgrammer programmer, BitmapReplication bitmaps, GroupIndex index,
-                   Executor executor, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
+                   GroupLanes lanes, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
         this.store = store;
         this.compiler = compiler;
         this.snapshots = snapshots;
         this.programmer = programmer;
         this.bitmaps = bitmaps;
         this.index = index;
-        this.executor = executor;
+        this.lanes = lanes;
         this.timer = timer;
         this.clock = clock;
         this.timeoutMs = timeoutMs;
@@ -137,7 +136,7 @@ final class GroupInstaller {
 
     /**
      * Brings a group's switches in line with its record: installs or re-installs a live group, removes a
-     * withdrawing one. Runs on the executor.
+     * withdrawing one. Runs on the group's lane.
      *
      * @param id  group id
      * @param why what asked for it (recorded with the COMPILING state), empty if the record says
@@ -352,13 +351,13 @@ final class GroupInstaller {
         FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
             @Override
             public void onSuccess(FlowRuleOperations ops) {
-                later(() -> completed(group.id(), attempt, null));
+                later(group.id(), () -> completed(group.id(), attempt, null));
             }
 
             @Override
             public void onError(FlowRuleOperations ops) {
                 String why = rejected(ops);
-                later(() -> completed(group.id(), attempt, why));
+                later(group.id(), () -> completed(group.id(), attempt, why));
             }
         };
         try {
@@ -388,17 +387,15 @@ final class GroupInstaller {
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
             String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
-            attempt.timeout = timer.schedule(() -> later(() -> completed(group.id(), attempt, why)), timeout,
+            attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)), timeout,
                     TimeUnit.MILLISECONDS);
         }
     }
 
-    /** Hands a completion to the executor; after the manager stopped, the next owner takes the group over. */
-    private void later(Runnable task) {
-        try {
-            executor.execute(task);
-        } catch (RejectedExecutionException e) {
-            log.debug("Stopped; completion dropped");
+    /** Hands a completion to the group's lane; after the manager stopped, the next owner takes the group over. */
+    private void later(P2mpGroupId id, Runnable task) {
+        if (!lanes.execute(id.value(), task)) {
+            log.debug("Stopped; completion of group {} dropped", id);
         }
     }
 

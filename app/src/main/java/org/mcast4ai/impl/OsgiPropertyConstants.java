@@ -28,6 +28,11 @@ public final class OsgiPropertyConstants {
     /** Default acknowledgement timeout. */
     public static final int INSTALL_TIMEOUT_MS_DEFAULT = 15000;
 
+    /** Threads that compile and program groups; 0 for one per core (at most 8). Read when the app starts. */
+    public static final String INSTALLER_THREADS = "installerThreads";
+    /** Default installer threads: one per core. */
+    public static final int INSTALLER_THREADS_DEFAULT = 0;
+
     private OsgiPropertyConstants() {
     }
 }

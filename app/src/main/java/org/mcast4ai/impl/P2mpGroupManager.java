@@ -51,7 +51,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -62,6 +61,8 @@ import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID;
 import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALL_TIMEOUT_MS;
 import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALL_TIMEOUT_MS_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALLER_THREADS;
+import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALLER_THREADS_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_GROUPS_PER_TENANT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_GROUPS_PER_TENANT_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.MAX_RECEIVERS_PER_GROUP;
@@ -83,6 +84,7 @@ import static org.slf4j.LoggerFactory.getLogger;
                 MAX_GROUPS_PER_TENANT + ":Integer=" + MAX_GROUPS_PER_TENANT_DEFAULT,
                 FLOW_TABLE_ID + ":Integer=" + FLOW_TABLE_ID_DEFAULT,
                 INSTALL_TIMEOUT_MS + ":Integer=" + INSTALL_TIMEOUT_MS_DEFAULT,
+                INSTALLER_THREADS + ":Integer=" + INSTALLER_THREADS_DEFAULT,
         })
 public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2mpGroupListener>
         implements P2mpGroupAdminService {
@@ -135,12 +137,16 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     /** Milliseconds to wait for switches to acknowledge a group's entries before it is FAILED; 0 waits forever. */
     private int installTimeoutMs = INSTALL_TIMEOUT_MS_DEFAULT;
 
-    // Set by tests before activate; otherwise created on activate.
+    /** Threads that compile and program groups (a group always on the same one); 0: one per core, at most 8. */
+    private int installerThreads = INSTALLER_THREADS_DEFAULT;
+
+    // Set by tests before activate (then it is the only lane); otherwise lanes are created on activate.
     Executor executor;
     ScheduledExecutorService timer;
     TreeComputer treeComputer;
 
-    private ExecutorService ownExecutor;
+    private ExecutorService[] ownLanes;
+    private GroupLanes lanes;
     private ScheduledExecutorService ownTimer;
     private volatile IpPrefix pool = IpPrefix.valueOf(ADDRESS_POOL_DEFAULT);
     private ApplicationId appId;
@@ -168,9 +174,16 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             cfgService.registerProperties(getClass());
         }
         readConfiguration(context);
-        if (executor == null) {
-            ownExecutor = Executors.newSingleThreadExecutor(groupedThreads("onos/mcast4ai", "installer", log));
-            executor = ownExecutor;
+        if (executor != null) {
+            lanes = new GroupLanes(executor);
+        } else {
+            int n = installerThreads > 0 ? installerThreads
+                    : Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
+            ownLanes = new ExecutorService[n];
+            for (int i = 0; i < n; i++) {
+                ownLanes[i] = Executors.newSingleThreadExecutor(groupedThreads("onos/mcast4ai", "installer-" + i, log));
+            }
+            lanes = new GroupLanes(ownLanes);
         }
         if (timer == null) {
             ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
@@ -191,8 +204,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
                         BitmapPlanner.DEFAULT_CHAIN_BASE));
         installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
-                index, executor, timer, System::currentTimeMillis, () -> installTimeoutMs);
-        topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index, executor,
+                index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
+        topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
+                lanes.fabricExecutor(),
                 this::topologyChanged);
         if (eventDispatcher != null) {
             eventDispatcher.addSink(P2mpGroupEvent.class, listenerRegistry);
@@ -201,8 +215,8 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         bitmaps.setOnStaticInPlace(() -> later(this::staticTablesInPlace));
         topology.start();
         workPartitionService.addListener(partitionListener);
-        executor.execute(this::resumeOwnedGroups);
-        log.info("Started");
+        lanes.fabric(this::resumeOwnedGroups);
+        log.info("Started with {} installer thread(s)", lanes.size());
     }
 
     /**
@@ -223,10 +237,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (cfgService != null) {
             cfgService.unregisterProperties(getClass(), false);
         }
-        if (ownExecutor != null) {
-            ownExecutor.shutdown();
-            ownExecutor = null;
-            executor = null;
+        if (ownLanes != null) {
+            for (ExecutorService lane : ownLanes) {
+                lane.shutdown();
+            }
+            ownLanes = null;
         }
         if (ownTimer != null) {
             ownTimer.shutdownNow();
@@ -271,6 +286,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (timeout != null && timeout >= 0) {
             installTimeoutMs = timeout;
         }
+        Integer threads = Tools.getIntegerProperty(properties, INSTALLER_THREADS);
+        if (threads != null && threads >= 0 && threads <= 64) {
+            // read on activation: a change takes effect when the app restarts
+            installerThreads = threads;
+        }
         Integer table = Tools.getIntegerProperty(properties, FLOW_TABLE_ID);
         if (table != null && table != flowTableId && table >= 0 && table < 255) {
             if (programmer != null && !store.installedPlans().isEmpty()) {
@@ -282,9 +302,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 }
             }
         }
-        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
+        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
                 MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant,
-                FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs);
+                FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs, INSTALLER_THREADS, installerThreads);
     }
 
     private int positive(Dictionary<?, ?> properties, String name, int current) {
@@ -460,11 +480,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     }
 
     private void schedule(P2mpGroupId id, String why) {
-        if (queued.add(id.value())) {
-            executor.execute(() -> {
-                queued.remove(id.value());
-                installer.reconcile(id, why);
-            });
+        if (queued.add(id.value()) && !lanes.execute(id.value(), () -> {
+            queued.remove(id.value());
+            installer.reconcile(id, why);
+        })) {
+            queued.remove(id.value());
         }
     }
 
@@ -506,13 +526,8 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     }
 
     private void later(Runnable task) {
-        Executor e = executor;
-        if (e == null) {
-            return;
-        }
-        try {
-            e.execute(task);
-        } catch (RejectedExecutionException x) {
+        GroupLanes l = lanes;
+        if (l == null || !l.fabric(task)) {
             log.debug("Stopped; task dropped");
         }
     }
@@ -558,7 +573,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private class InternalPartitionListener implements WorkPartitionEventListener {
         @Override
         public void event(WorkPartitionEvent event) {
-            executor.execute(P2mpGroupManager.this::resumeOwnedGroups);
+            later(P2mpGroupManager.this::resumeOwnedGroups);
         }
     }
 }

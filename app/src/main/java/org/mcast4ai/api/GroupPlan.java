@@ -78,9 +78,11 @@ public final class GroupPlan {
         this.links = ImmutableList.copyOf(links);
     }
 
+    private static final GroupPlan EMPTY = new GroupPlan(ImmutableMap.of(), ImmutableList.of());
+
     /** @return an empty plan */
     public static GroupPlan empty() {
-        return new GroupPlan(ImmutableMap.of(), ImmutableList.of());
+        return EMPTY;
     }
 
     /** @return per device branch */

@@ -10,6 +10,7 @@ import org.onosproject.net.HostId;
 import org.onosproject.net.LinkKey;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,7 +21,6 @@ import java.util.Set;
  */
 final class GroupIndex {
     private final SetMultimap<DeviceId, Long> byDevice = HashMultimap.create();
-    private final SetMultimap<LinkKey, Long> byLink = HashMultimap.create();
     private final SetMultimap<HostId, Long> byHost = HashMultimap.create();
     private final Map<Long, Entry> entries = new HashMap<>();
 
@@ -53,7 +53,6 @@ final class GroupIndex {
                 ImmutableSet.copyOf(hosts));
         entries.put(group, e);
         e.devices.forEach(d -> byDevice.put(d, group));
-        e.links.forEach(l -> byLink.put(l, group));
         e.hosts.forEach(h -> byHost.put(h, group));
     }
 
@@ -75,7 +74,6 @@ final class GroupIndex {
         Entry e = entries.remove(group);
         if (e != null) {
             e.devices.forEach(d -> byDevice.remove(d, group));
-            e.links.forEach(l -> byLink.remove(l, group));
             e.hosts.forEach(h -> byHost.remove(h, group));
         }
     }
@@ -93,8 +91,19 @@ final class GroupIndex {
      * @return groups whose tree uses it
      */
     synchronized Set<Long> byLink(LinkKey link) {
-        return ImmutableSet.<Long>builder().addAll(byLink.get(link))
-                .addAll(byLink.get(LinkKey.linkKey(link.dst(), link.src()))).build();
+        // links change rarely and groups often: no link index to maintain per group, the groups of either end
+        // device are checked instead
+        LinkKey reverse = LinkKey.linkKey(link.dst(), link.src());
+        ImmutableSet.Builder<Long> b = ImmutableSet.builder();
+        for (DeviceId end : List.of(link.src().deviceId(), link.dst().deviceId())) {
+            for (long g : byDevice.get(end)) {
+                Entry e = entries.get(g);
+                if (e != null && (e.links.contains(link) || e.links.contains(reverse))) {
+                    b.add(g);
+                }
+            }
+        }
+        return b.build();
     }
 
     /**

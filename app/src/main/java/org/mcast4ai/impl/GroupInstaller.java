@@ -296,7 +296,10 @@ final class GroupInstaller {
         if (!bitmaps.staticReady(fabric)) {
             // the stamp hands packets to the static tables: until the switches acknowledged those, the group
             // would be reported INSTALLED while its packets were dropped; it is rescheduled when they are in place
-            step.finish(GroupState.INSTALLING, WAITING_FOR_STATIC, unreachable);
+            P2mpGroup waiting = step.finish(GroupState.INSTALLING, WAITING_FOR_STATIC, unreachable);
+            if (waiting != null) {
+                staticDeadline(waiting);
+            }
             return;
         }
         P2mpGroup sending = step.finish(GroupState.INSTALLING, "programming the source leaf's stamp", unreachable);
@@ -307,6 +310,26 @@ final class GroupInstaller {
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
     static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
+
+    /** How the FAILED reason of a BITMAP group whose static tables never came starts. */
+    static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
+
+    /**
+     * A BITMAP group waits for the static tables as long as a batch waits for its acknowledgement; then it is
+     * FAILED (and installed after all if the tables arrive later: see the manager's staticTablesInPlace).
+     */
+    private void staticDeadline(P2mpGroup waiting) {
+        int timeout = timeoutMs.getAsInt();
+        if (timer == null || timeout <= 0) {
+            return;
+        }
+        P2mpGroupId id = waiting.id();
+        long version = waiting.version();
+        timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
+                || cur.state() != GroupState.INSTALLING || !WAITING_FOR_STATIC.equals(cur.reason()) ? cur
+                : cur.withState(GroupState.FAILED, clock.getAsLong(), STATIC_TIMED_OUT + timeout + " ms"))),
+                timeout, TimeUnit.MILLISECONDS);
+    }
 
     private void removeStampFirst(CompileStep step, BitmapStamp stamp, boolean uncertain) {
         P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's BITMAP stamp", null);
@@ -387,12 +410,12 @@ final class GroupInstaller {
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
             String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
-            attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)), timeout,
-                    TimeUnit.MILLISECONDS);
+            attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)),
+                    timeout, TimeUnit.MILLISECONDS);
         }
     }
 
-    /** Hands a completion to the group's lane; after the manager stopped, the next owner takes the group over. */
+    /** Hands a completion to the group's lane; after the manager stopped, the next owner takes the group on. */
     private void later(P2mpGroupId id, Runnable task) {
         if (!lanes.execute(id.value(), task)) {
             log.debug("Stopped; completion of group {} dropped", id);

@@ -517,8 +517,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         for (P2mpGroup g : store.getAll()) {
             boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
                     && g.effectiveMode() != ReplicationMode.BITMAP;
-            boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && g.state() == GroupState.INSTALLING;
-            if ((autoOnTree || bitmapWaiting) && g.state().isLive() && g.state() != GroupState.FAILED
+            boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
+                    || g.state() == GroupState.FAILED && g.reason().startsWith(GroupInstaller.STATIC_TIMED_OUT));
+            if ((autoOnTree && g.state() != GroupState.FAILED || bitmapWaiting) && g.state().isLive()
                     && isMine(g.id())) {
                 schedule(g.id(), "static BITMAP tables in place");
             }

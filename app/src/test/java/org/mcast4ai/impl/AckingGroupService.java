@@ -40,6 +40,17 @@ final class AckingGroupService extends GroupServiceAdapter {
         new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
     }
 
+    /** The switches confirm, late, every group still PENDING_ADD. */
+    void confirmAll() {
+        confirm = true;
+        for (DefaultGroup g : new ArrayList<>(groups.values())) {
+            if (g.state() == Group.GroupState.PENDING_ADD) {
+                g.setState(Group.GroupState.ADDED);
+                new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
+            }
+        }
+    }
+
     @Override
     public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
         return groups.get(deviceId + "|" + appCookie);

@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -283,6 +285,35 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.TREE, now.effectiveMode());
         assertTrue(now.modeReason().contains("static BITMAP tables"), now.modeReason());
+    }
+
+    @Test
+    void bitmapGroupFailsWhenTheStaticTablesNeverComeAndInstallsWhenTheyDo() throws InterruptedException {
+        AckingGroupService silent = new AckingGroupService();
+        silent.confirm = false;
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            ManagerHarness s = new ManagerHarness(TestFabric.leafSpine(), timer, silent);
+            s.configure(OsgiPropertyConstants.INSTALL_TIMEOUT_MS, "50");
+            P2mpGroup g = s.manager.submit(bitmap("a", 2, 1, 4, 2));
+            s.flows.ackAll(); // the static flow rules; their egress groups are never confirmed
+            long deadline = System.currentTimeMillis() + 5000;
+            while (s.get(g.id()).state() == GroupState.INSTALLING && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            P2mpGroup failed = s.get(g.id());
+            assertEquals(GroupState.FAILED, failed.state(), failed.reason());
+            assertEquals(GroupInstaller.STATIC_TIMED_OUT + "50 ms", failed.reason());
+            assertNull(s.store.installedStamp(g.id()), "no stamp sent");
+
+            silent.confirmAll(); // the switches confirm after all: the group is installed then
+            s.flows.ackAll();
+            P2mpGroup now = s.get(g.id());
+            assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+            assertNotNull(s.store.installedStamp(g.id()));
+        } finally {
+            timer.shutdownNow();
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.intent.WorkPartitionServiceAdapter;
 import org.onosproject.store.service.TestStorageService;
 import org.osgi.framework.Bundle;
@@ -23,6 +24,7 @@ import org.osgi.service.component.ComponentInstance;
 import org.osgi.framework.ServiceReference;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
@@ -39,12 +41,31 @@ final class ManagerHarness {
     final TestStorageService storage = new TestStorageService();
     final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
     P2mpGroupManager manager;
-    final List<P2mpGroupEvent> events = new ArrayList<>();
+    final List<P2mpGroupEvent> events = Collections.synchronizedList(new ArrayList<>());
     LongPredicate mine = id -> true;
     AckingGroupService groups;
+    // a flow rule service other than the recording one, and the installer lanes (0: run work inline)
+    private final FlowRuleService flowService;
+    private final int lanes;
 
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
         this(fabric, timer, null);
+    }
+
+    /**
+     * A manager with its own installer threads, as ONOS runs it.
+     *
+     * @param fabric      the fabric
+     * @param flowService the flow rule service (thread-safe)
+     * @param lanes       installer threads
+     */
+    ManagerHarness(TestFabric fabric, FlowRuleService flowService, int lanes) {
+        this.fabric = fabric;
+        this.flowService = flowService;
+        this.lanes = lanes;
+        store.storageService = storage;
+        store.activate();
+        manager = newManager(null);
     }
 
     /**
@@ -55,6 +76,8 @@ final class ManagerHarness {
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, AckingGroupService groups) {
         this.fabric = fabric;
         this.groups = groups;
+        this.flowService = flows;
+        this.lanes = 0;
         store.storageService = storage;
         store.activate();
         manager = newManager(timer);
@@ -78,7 +101,7 @@ final class ManagerHarness {
         manager.deviceService = fabric.devices;
         manager.linkService = fabric.links;
         manager.hostService = fabric.hosts;
-        manager.flowRuleService = flows;
+        manager.flowRuleService = flowService;
         manager.groupService = groups;
         manager.cfgService = new ComponentConfigAdapter();
         manager.workPartitionService = new WorkPartitionServiceAdapter() {
@@ -93,10 +116,16 @@ final class ManagerHarness {
         } catch (TestUtils.TestUtilsException e) {
             throw new IllegalStateException(e);
         }
-        manager.executor = MoreExecutors.directExecutor();
         manager.timer = timer;
         manager.treeComputer = new FabricTreeComputer();
-        manager.activate(null);
+        if (lanes == 0) {
+            manager.executor = MoreExecutors.directExecutor();
+            manager.activate(null);
+        } else {
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put(OsgiPropertyConstants.INSTALLER_THREADS, lanes);
+            manager.activate(context(props));
+        }
         manager.addListener(events::add);
         return manager;
     }

@@ -2,6 +2,7 @@ package org.mcast4ai.api;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.ImmutableSortedSet;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
@@ -100,7 +101,7 @@ public final class GroupPlan {
      * @return devices whose branch differs between the two plans (added, removed or changed)
      */
     public Set<DeviceId> changedDevices(GroupPlan other) {
-        ImmutableSortedSet.Builder<DeviceId> b = ImmutableSortedSet.orderedBy(Comparator.comparing(DeviceId::toString));
+        ImmutableSet.Builder<DeviceId> b = ImmutableSet.builder();
         for (Map.Entry<DeviceId, Branch> e : branches.entrySet()) {
             if (!e.getValue().equals(other.branches.get(e.getKey()))) {
                 b.add(e.getKey());

@@ -409,7 +409,8 @@ final class GroupInstaller {
         }
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
-            String why = "no acknowledgement from switch(es) " + attempt.devices + " within " + timeout + " ms";
+            String why = "no acknowledgement from switch(es) " + attempt.devices.stream().map(DeviceId::toString)
+                    .sorted().collect(Collectors.joining(", ", "[", "]")) + " within " + timeout + " ms";
             attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)),
                     timeout, TimeUnit.MILLISECONDS);
         }

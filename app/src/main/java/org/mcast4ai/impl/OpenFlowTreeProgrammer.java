@@ -19,12 +19,11 @@ import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.TrafficTreatment;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -153,7 +152,7 @@ final class OpenFlowTreeProgrammer {
         List<FlowRule> fresh = new ArrayList<>();
         List<FlowRule> replaced = new ArrayList<>();
         Map<ConnectPoint, FlowRule> stale = new LinkedHashMap<>();
-        Set<DeviceId> touched = new TreeSet<>(Comparator.comparing(DeviceId::toString));
+        Set<DeviceId> touched = new LinkedHashSet<>();
         for (Map.Entry<DeviceId, GroupPlan.Branch> e : target.branches().entrySet()) {
             DeviceId d = e.getKey();
             GroupPlan.Branch before = installed.branches().get(d);

@@ -123,6 +123,16 @@ final class BitmapReplication {
             });
         } else if (!next.fits()) {
             log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
+            staticInPlace = null;
+            if (programmer != null) {
+                // no group can use the old tables (the bit layout no longer holds): take them off the switches;
+                // AUTO groups are moved to TREE by the same topology change
+                programmer.removeStatic().whenComplete((v, e) -> {
+                    if (e != null) {
+                        log.warn("Static BITMAP tables not removed: {}", e.getMessage());
+                    }
+                });
+            }
         }
     }
 

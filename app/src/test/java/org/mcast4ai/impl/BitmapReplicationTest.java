@@ -176,6 +176,11 @@ class BitmapReplicationTest {
         assertTrue(now.modeReason().contains("48 receiver positions"), now.modeReason());
         assertNull(h.store.installedStamp(g.id()), "the stamp is gone");
         assertTrue(h.store.installedPlan(g.id()).branches().containsKey(leaf(1)), "the tree is in place");
+        int treePriority = h.get(g.id()).request().priority();
+        assertTrue(h.flows.allRules().stream().allMatch(r -> r.priority() == treePriority),
+                "the static BITMAP rules are removed: "
+                        + h.flows.allRules().stream().filter(r -> r.priority() != treePriority).count() + " left");
+        assertTrue(h.groups.groups.isEmpty(), "and their egress groups: " + h.groups.groups.keySet());
     }
 
     @Test

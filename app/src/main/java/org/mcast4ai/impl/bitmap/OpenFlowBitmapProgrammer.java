@@ -99,6 +99,18 @@ public final class OpenFlowBitmapProgrammer {
         return next;
     }
 
+    /**
+     * Removes every static entry (the fabric stopped fitting, so no group can use them): the flow rules first,
+     * then the egress groups they point to. Serialized with {@link #applyStatic}.
+     *
+     * @return completes when the switches acknowledged the removal of the rules
+     */
+    public synchronized CompletableFuture<Void> removeStatic() {
+        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of()));
+        lastStatic = next;
+        return next;
+    }
+
     private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target) {
         Map<DeviceId, BitmapPlanner.DeviceEntries> before;
         synchronized (this) {

@@ -42,8 +42,8 @@ import java.util.stream.Collectors;
  * The mcast4ai components (the group store and manager, as the lab hosts them) running in-process on ONOS
  * service doubles over a generated fabric: {@link TestStorageService}, the lab's Core/Device/Link/Host/
  * WorkPartition services and event dispatcher, and a FlowRuleService that acknowledges every batch at once
- * (no switch I/O). The manager runs with its own installer executor (it offers no public way to inject
- * one); callers wait for the states through a {@link P2mpGroupListener}.
+ * (no switch I/O). The manager runs with its own installer lanes (property installerThreads at its default:
+ * one per core); callers wait for the states through a {@link P2mpGroupListener}.
  */
 final class ChurnHost implements AutoCloseable {
 

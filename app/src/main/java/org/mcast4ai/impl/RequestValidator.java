@@ -79,7 +79,8 @@ final class RequestValidator {
     /**
      * @param group   the group
      * @param removed receivers to remove
-     * @return the group's endpoints to remove (matched exactly, or by host name ignoring the QPN)
+     * @return the group's endpoints to remove (matched exactly, by host name ignoring the QPN, or by the host
+     *         the name resolves to)
      */
     Set<Endpoint> checkRemove(P2mpGroup group, Set<Endpoint> removed) {
         if (removed == null || removed.isEmpty()) {
@@ -88,10 +89,16 @@ final class RequestValidator {
         Set<Endpoint> matched = new LinkedHashSet<>();
         for (Endpoint r : removed) {
             Endpoint m = find(group.request().receivers(), r);
-            if (m == null) {
+            if (m != null) {
+                matched.add(m);
+                continue;
+            }
+            // named differently (a MAC for a member added by IP, say): the members on the same host
+            Set<Endpoint> same = sameHost(group.request().receivers(), r);
+            if (same.isEmpty()) {
                 throw GroupException.invalid(r + " is not a receiver of group " + group.id());
             }
-            matched.add(m);
+            matched.addAll(same);
         }
         if (matched.size() >= group.request().receivers().size()) {
             throw GroupException.invalid("removing every receiver would leave group " + group.id()
@@ -115,6 +122,25 @@ final class RequestValidator {
             }
         }
         return null;
+    }
+
+    /**
+     * @param receivers a receiver set
+     * @param wanted    an endpoint named by host id, MAC or IP, with or without a QPN
+     * @return the members on the host it names (with its QPN if it has one); empty if it names no known host
+     */
+    private Set<Endpoint> sameHost(Set<Endpoint> receivers, Endpoint wanted) {
+        HostId id = hosts.idOrNull(wanted);
+        Set<Endpoint> out = new LinkedHashSet<>();
+        if (id == null) {
+            return out;
+        }
+        for (Endpoint r : receivers) {
+            if (id.equals(hosts.idOrNull(r)) && (wanted.qpn().isEmpty() || wanted.qpn().equals(r.qpn()))) {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     private static void checkCount(int count, int max) {

@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
@@ -29,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
@@ -270,5 +272,26 @@ class P2mpGroupManagerTest {
                 h.fabric.hosts.getHost(HostId.hostId(TestFabric.mac(1, 1), VlanId.NONE)));
         assertEquals(once(hostId(2, 1), hostId(3, 2)), got);
         assertEquals(ImmutableSet.of(), h.get(g.id()).unreachable());
+    }
+
+    @Test
+    void aReceiverAddedByOneNameIsRemovedByAnother() {
+        P2mpGroup g = h.manager.submit(org.mcast4ai.api.P2mpGroupRequest.builder()
+                .key(org.mcast4ai.api.GroupKey.of("t", "renamed"))
+                .source(Endpoint.of(hostId(1, 1)))
+                .addReceiver(Endpoint.of(TestFabric.mac(2, 1).toString()))
+                .addReceiver(Endpoint.of(TestFabric.ip(3, 2), 77))
+                .addReceiver(Endpoint.of(TestFabric.ip(4, 1)))
+                .build());
+        h.flows.ackAll();
+        h.manager.removeReceivers(g.id(), ImmutableSet.of(Endpoint.of(TestFabric.ip(2, 1)),
+                Endpoint.of(hostId(3, 2))));
+        h.flows.ackAll();
+        assertEquals(ImmutableSet.of(Endpoint.of(TestFabric.ip(4, 1))), h.get(g.id()).request().receivers(),
+                "the member named by MAC went by its IP, the one with a QPN by its host id");
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        GroupException e = assertThrows(GroupException.class, () -> h.manager.removeReceivers(g.id(),
+                ImmutableSet.of(Endpoint.of(hostId(4, 1), 5))));
+        assertTrue(e.getMessage().contains("is not a receiver"), e.getMessage());
     }
 }

@@ -11,18 +11,12 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
-import org.onosproject.net.flow.criteria.Criterion;
-import org.onosproject.net.flow.criteria.PortCriterion;
 import org.slf4j.Logger;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -55,59 +49,8 @@ final class GroupInstaller {
     private final LongSupplier clock;
     private final IntSupplier timeoutMs;
 
-    private final Map<Long, Attempt> inFlight = new ConcurrentHashMap<>();
+    private final Map<Long, InstallAttempt> inFlight = new ConcurrentHashMap<>();
     private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
-
-    /** One batch sent for a group and what to do when it completes. */
-    private static final class Attempt {
-        final GroupPlan installed;
-        final GroupPlan uncertain;
-        final GroupPlan target;
-        final GroupState onSuccess;
-        final String successReason;
-        // a BITMAP attempt moves the source leaf's stamp instead of tree branches
-        final boolean bitmap;
-        final BitmapStamp stampFrom;
-        final BitmapStamp stampTo;
-        GroupState expected;
-        volatile Set<DeviceId> devices = Set.of();
-        volatile boolean rerun;
-        // cancelled on completion so that finished attempts do not stay reachable from the timer queue
-        volatile Future<?> timeout;
-        // a preparatory step: on success the group is reconciled again to take the next one
-        boolean chain;
-        // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
-        boolean clearsUncertain;
-
-        Attempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
-                String successReason) {
-            this.installed = installed;
-            this.uncertain = uncertain;
-            this.target = target;
-            this.onSuccess = onSuccess;
-            this.successReason = successReason;
-            this.bitmap = false;
-            this.stampFrom = null;
-            this.stampTo = null;
-            this.expected = withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
-        }
-
-        Attempt(BitmapStamp from, BitmapStamp to, GroupState expected, GroupState onSuccess, String successReason) {
-            this.installed = GroupPlan.empty();
-            this.uncertain = GroupPlan.empty();
-            this.target = GroupPlan.empty();
-            this.onSuccess = onSuccess;
-            this.successReason = successReason;
-            this.bitmap = true;
-            this.stampFrom = from;
-            this.stampTo = to;
-            this.expected = expected;
-        }
-
-        boolean withdrawal() {
-            return onSuccess == GroupState.WITHDRAWN;
-        }
-    }
 
     GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
                    OpenFlowTreeProgrammer programmer, BitmapReplication bitmaps, GroupIndex index,
@@ -148,7 +91,7 @@ final class GroupInstaller {
             waitingForFabric.remove(id.value());
             return;
         }
-        Attempt pending = inFlight.get(id.value());
+        InstallAttempt pending = inFlight.get(id.value());
         if (pending != null) {
             pending.rerun = true;
             return;
@@ -208,11 +151,11 @@ final class GroupInstaller {
             unreachable = compiled.unreachable;
             if (compiled.failed()) {
                 outcome = GroupState.FAILED;
-                reason = compiled.failure + describe(unreachable);
+                reason = compiled.failure + InstallAttempt.describe(unreachable);
             } else if (!unreachable.isEmpty()) {
                 outcome = GroupState.DEGRADED;
                 reason = unreachable.size() + " of " + group.request().receivers().size()
-                        + " receivers unreachable" + describe(unreachable);
+                        + " receivers unreachable" + InstallAttempt.describe(unreachable);
             } else {
                 outcome = GroupState.INSTALLED;
                 reason = "";
@@ -240,7 +183,7 @@ final class GroupInstaller {
         P2mpGroup sending = step.finish(GroupState.INSTALLING,
                 "programming " + Math.max(1, changed.size()) + " switch(es)", unreachable);
         if (sending != null) {
-            send(sending, new Attempt(installed, uncertain, target, outcome, reason));
+            send(sending, new InstallAttempt(installed, uncertain, target, outcome, reason));
         }
     }
 
@@ -261,7 +204,7 @@ final class GroupInstaller {
         GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
         String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
                 + group.request().receivers().size() + " receivers have no bit in the fabric's bitmap"
-                + describe(unreachable);
+                + InstallAttempt.describe(unreachable);
         index.put(id.value(), GroupPlan.empty(), bd.hosts);
         waitsForFabric(id, outcome);
         GroupPlan treePlan = store.installedPlan(id);
@@ -278,7 +221,8 @@ final class GroupInstaller {
             // the group leaves TREE: its branches go first (the stamp shares their match on the source leaf)
             P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's tree entries", unreachable);
             if (sending != null) {
-                Attempt a = new Attempt(treePlan, treeUncertain, GroupPlan.empty(), GroupState.INSTALLING, "");
+                InstallAttempt a = new InstallAttempt(treePlan, treeUncertain, GroupPlan.empty(),
+                        GroupState.INSTALLING, "");
                 a.chain = true;
                 send(sending, a);
             }
@@ -304,7 +248,7 @@ final class GroupInstaller {
         }
         P2mpGroup sending = step.finish(GroupState.INSTALLING, "programming the source leaf's stamp", unreachable);
         if (sending != null) {
-            send(sending, new Attempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
+            send(sending, new InstallAttempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
         }
     }
 
@@ -336,7 +280,7 @@ final class GroupInstaller {
         if (sending == null) {
             return;
         }
-        Attempt a = new Attempt(stamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
+        InstallAttempt a = new InstallAttempt(stamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
         a.chain = true;
         a.clearsUncertain = uncertain;
         send(sending, a);
@@ -350,7 +294,7 @@ final class GroupInstaller {
         if (stamp != null) {
             // stamps go first (unacknowledged, then installed); the rerun then removes tree entries left from an
             // earlier mode, if any
-            Attempt a = new Attempt(stamp, null, GroupState.WITHDRAWING, GroupState.WITHDRAWING, "");
+            InstallAttempt a = new InstallAttempt(stamp, null, GroupState.WITHDRAWING, GroupState.WITHDRAWING, "");
             a.chain = true;
             a.clearsUncertain = uncertainStamp != null;
             send(group, a);
@@ -364,11 +308,11 @@ final class GroupInstaller {
                     group.unreachable());
             return;
         }
-        send(group, new Attempt(installed, uncertain, GroupPlan.empty(), GroupState.WITHDRAWN,
+        send(group, new InstallAttempt(installed, uncertain, GroupPlan.empty(), GroupState.WITHDRAWN,
                 "removed the group's entries from its switches"));
     }
 
-    private void send(P2mpGroup group, Attempt attempt) {
+    private void send(P2mpGroup group, InstallAttempt attempt) {
         long id = group.id().value();
         inFlight.put(id, attempt);
         FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
@@ -379,7 +323,7 @@ final class GroupInstaller {
 
             @Override
             public void onError(FlowRuleOperations ops) {
-                String why = rejected(ops);
+                String why = InstallAttempt.rejected(ops);
                 later(group.id(), () -> completed(group.id(), attempt, why));
             }
         };
@@ -394,7 +338,7 @@ final class GroupInstaller {
             } else {
                 // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have
                 // left
-                store.setUncertainPlan(group.id(), union(attempt.uncertain, attempt.target));
+                store.setUncertainPlan(group.id(), InstallAttempt.union(attempt.uncertain, attempt.target));
                 attempt.devices = programmer.program(group, attempt.installed, attempt.uncertain, attempt.target,
                         context);
             }
@@ -423,7 +367,7 @@ final class GroupInstaller {
         }
     }
 
-    private void completed(P2mpGroupId id, Attempt attempt, String error) {
+    private void completed(P2mpGroupId id, InstallAttempt attempt, String error) {
         if (!inFlight.remove(id.value(), attempt)) {
             if (error != null) {
                 log.debug("Late or repeated failure for group {} ignored: {}", id, error);
@@ -470,41 +414,5 @@ final class GroupInstaller {
             P2mpGroup next = unreachable == null ? cur : cur.withUnreachable(unreachable);
             return next.withState(to, clock.getAsLong(), reason);
         });
-    }
-
-    private static GroupPlan union(GroupPlan older, GroupPlan newer) {
-        if (newer.branches().isEmpty()) {
-            return older;
-        }
-        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(older.branches());
-        branches.putAll(newer.branches());
-        return new GroupPlan(branches, newer.links());
-    }
-
-    private static String describe(Set<Endpoint> endpoints) {
-        if (endpoints.isEmpty()) {
-            return "";
-        }
-        String names = endpoints.stream().limit(8).map(Endpoint::toString).collect(Collectors.joining(", "));
-        return ": " + names + (endpoints.size() > 8 ? ", ..." : "");
-    }
-
-    /** Names the devices and in ports of the rules a switch refused. */
-    private static String rejected(FlowRuleOperations ops) {
-        Map<DeviceId, Set<String>> byDevice = new LinkedHashMap<>();
-        for (Set<FlowRuleOperation> stage : ops.stages()) {
-            for (FlowRuleOperation op : stage) {
-                FlowRule rule = op.rule();
-                Criterion in = rule.selector().getCriterion(Criterion.Type.IN_PORT);
-                byDevice.computeIfAbsent(rule.deviceId(), d -> new TreeSet<>())
-                        .add(in == null ? "?" : ((PortCriterion) in).port().toString());
-            }
-        }
-        if (byDevice.isEmpty()) {
-            return "a switch rejected the group's entries (ONOS did not say which)";
-        }
-        return byDevice.entrySet().stream()
-                .map(e -> "switch " + e.getKey() + " rejected the rule for in port(s) " + e.getValue())
-                .collect(Collectors.joining("; "));
     }
 }

@@ -48,7 +48,6 @@ import java.util.Dictionary;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -158,7 +157,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private GroupIndex index;
     private GroupInstaller installer;
     private TopologyMonitor topology;
-    private final Set<Long> queued = ConcurrentHashMap.newKeySet();
+    private GroupScheduler scheduler;
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
 
@@ -205,17 +204,17 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                         BitmapPlanner.DEFAULT_CHAIN_BASE));
         installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
                 index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
+        scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
-                lanes.fabricExecutor(),
-                this::topologyChanged);
+                lanes.fabricExecutor(), scheduler::topologyChanged);
         if (eventDispatcher != null) {
             eventDispatcher.addSink(P2mpGroupEvent.class, listenerRegistry);
         }
         store.setDelegate(delegate);
-        bitmaps.setOnStaticInPlace(() -> later(this::staticTablesInPlace));
+        bitmaps.setOnStaticInPlace(() -> scheduler.later(scheduler::staticTablesInPlace));
         topology.start();
         workPartitionService.addListener(partitionListener);
-        lanes.fabric(this::resumeOwnedGroups);
+        scheduler.later(scheduler::resumeOwnedGroups);
         log.info("Started with {} installer thread(s)", lanes.size());
     }
 
@@ -473,100 +472,12 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
     }
 
-    // ---- work distribution
-
-    private boolean isMine(P2mpGroupId id) {
-        return workPartitionService.isMine(id.value(), Long::longValue);
-    }
-
-    private void schedule(P2mpGroupId id, String why) {
-        if (queued.add(id.value()) && !lanes.execute(id.value(), () -> {
-            queued.remove(id.value());
-            installer.reconcile(id, why);
-        })) {
-            queued.remove(id.value());
-        }
-    }
-
-    private void topologyChanged(Set<Long> groups, boolean improvement, String why) {
-        Set<Long> todo = new LinkedHashSet<>(groups);
-        if (improvement) {
-            todo.addAll(installer.waitingForFabric());
-        }
-        // the bit layout follows the fabric: BITMAP groups are re-decided (their stamps follow moved hosts and
-        // uplinks; quiet when nothing changed), AUTO groups too when BITMAP started or stopped fitting (AUTO
-        // falls back to TREE, or comes back to BITMAP)
-        boolean fitChanged = bitmaps.refreshFit(snapshots.snapshot());
-        for (P2mpGroup g : store.getAll()) {
-            if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
-                    || fitChanged && g.request().mode() == ReplicationMode.AUTO)) {
-                todo.add(g.id().value());
-            }
-        }
-        for (long g : todo) {
-            P2mpGroupId id = P2mpGroupId.of(g);
-            if (isMine(id)) {
-                store.get(id).filter(x -> x.state().isLive() && (x.state() != GroupState.FAILED || improvement))
-                        .ifPresent(x -> schedule(id, why));
-            }
-        }
-    }
-
-    /** The static BITMAP tables are in place: AUTO groups that waited for them are decided again. */
-    private void staticTablesInPlace() {
-        for (P2mpGroup g : store.getAll()) {
-            boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
-                    && g.effectiveMode() != ReplicationMode.BITMAP;
-            boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
-                    || g.state() == GroupState.FAILED && g.reason().startsWith(GroupInstaller.STATIC_TIMED_OUT));
-            if ((autoOnTree && g.state() != GroupState.FAILED || bitmapWaiting) && g.state().isLive()
-                    && isMine(g.id())) {
-                schedule(g.id(), "static BITMAP tables in place");
-            }
-        }
-    }
-
-    private void later(Runnable task) {
-        GroupLanes l = lanes;
-        if (l == null || !l.fabric(task)) {
-            log.debug("Stopped; task dropped");
-        }
-    }
-
-    /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */
-    private void resumeOwnedGroups() {
-        store.installedPlans().forEach((id, plan) -> {
-            if (isMine(id)) {
-                index.putIfAbsent(id.value(), plan, Set.of());
-            }
-        });
-        for (P2mpGroup g : store.getAll()) {
-            switch (g.state()) {
-                case SUBMITTED:
-                case COMPILING:
-                case INSTALLING:
-                case WITHDRAWING:
-                    if (isMine(g.id())) {
-                        schedule(g.id(), "resumed by this instance");
-                    }
-                    break;
-                default:
-                    break;
-            }
-        }
-    }
-
     /** Re-posts store events and starts the work they call for on the owner of the group. */
     private class InternalStoreDelegate implements P2mpGroupStoreDelegate {
         @Override
         public void notify(P2mpGroupEvent event) {
             post(event);
-            P2mpGroup g = event.subject();
-            if (event.type() != P2mpGroupEvent.Type.GROUP_REMOVED
-                    && (g.state() == GroupState.SUBMITTED || g.state() == GroupState.WITHDRAWING)
-                    && isMine(g.id())) {
-                schedule(g.id(), "");
-            }
+            scheduler.stored(event);
         }
     }
 
@@ -574,7 +485,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private class InternalPartitionListener implements WorkPartitionEventListener {
         @Override
         public void event(WorkPartitionEvent event) {
-            later(P2mpGroupManager.this::resumeOwnedGroups);
+            scheduler.later(scheduler::resumeOwnedGroups);
         }
     }
 }

@@ -1,0 +1,153 @@
+package org.mcast4ai.impl;
+
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupEvent;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.ReplicationMode;
+import org.onosproject.net.intent.WorkPartitionService;
+import org.slf4j.Logger;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Decides which groups this instance works on and when: the groups it owns ({@link WorkPartitionService},
+ * keyed by group id) are reconciled on their lane when the store says they changed, when the topology or
+ * the static BITMAP tables change under them, and when this instance takes them over (restart, partitions
+ * moved). A group queued and not yet started is not queued twice.
+ */
+final class GroupScheduler {
+    private final Logger log = getLogger(getClass());
+
+    private final P2mpGroupStore store;
+    private final GroupInstaller installer;
+    private final GroupLanes lanes;
+    private final WorkPartitionService partitions;
+    private final BitmapReplication bitmaps;
+    private final FabricSnapshotFactory snapshots;
+    private final GroupIndex index;
+    private final Set<Long> queued = ConcurrentHashMap.newKeySet();
+
+    GroupScheduler(P2mpGroupStore store, GroupInstaller installer, GroupLanes lanes, WorkPartitionService partitions,
+                   BitmapReplication bitmaps, FabricSnapshotFactory snapshots, GroupIndex index) {
+        this.store = store;
+        this.installer = installer;
+        this.lanes = lanes;
+        this.partitions = partitions;
+        this.bitmaps = bitmaps;
+        this.snapshots = snapshots;
+        this.index = index;
+    }
+
+    private boolean isMine(P2mpGroupId id) {
+        return partitions.isMine(id.value(), Long::longValue);
+    }
+
+    private void schedule(P2mpGroupId id, String why) {
+        if (queued.add(id.value()) && !lanes.execute(id.value(), () -> {
+            queued.remove(id.value());
+            installer.reconcile(id, why);
+        })) {
+            queued.remove(id.value());
+        }
+    }
+
+    /**
+     * Runs fabric-wide work on lane 0.
+     *
+     * @param task the work
+     */
+    void later(Runnable task) {
+        if (!lanes.fabric(task)) {
+            log.debug("Stopped; task dropped");
+        }
+    }
+
+    /**
+     * A store event: a group submitted, changed or withdrawn is reconciled by its owner.
+     *
+     * @param event the event
+     */
+    void stored(P2mpGroupEvent event) {
+        P2mpGroup g = event.subject();
+        if (event.type() != P2mpGroupEvent.Type.GROUP_REMOVED
+                && (g.state() == GroupState.SUBMITTED || g.state() == GroupState.WITHDRAWING)
+                && isMine(g.id())) {
+            schedule(g.id(), "");
+        }
+    }
+
+    /**
+     * The topology changed (runs on lane 0).
+     *
+     * @param groups      groups with entries on what changed
+     * @param improvement true if something came up (groups waiting for the fabric may now reach more)
+     * @param why         what changed, for the groups' history
+     */
+    void topologyChanged(Set<Long> groups, boolean improvement, String why) {
+        Set<Long> todo = new LinkedHashSet<>(groups);
+        if (improvement) {
+            todo.addAll(installer.waitingForFabric());
+        }
+        // the bit layout follows the fabric: BITMAP groups are re-decided (their stamps follow moved hosts and
+        // uplinks; quiet when nothing changed), AUTO groups too when BITMAP started or stopped fitting (AUTO
+        // falls back to TREE, or comes back to BITMAP)
+        boolean fitChanged = bitmaps.refreshFit(snapshots.snapshot());
+        for (P2mpGroup g : store.getAll()) {
+            if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
+                    || fitChanged && g.request().mode() == ReplicationMode.AUTO)) {
+                todo.add(g.id().value());
+            }
+        }
+        for (long g : todo) {
+            P2mpGroupId id = P2mpGroupId.of(g);
+            if (isMine(id)) {
+                store.get(id).filter(x -> x.state().isLive() && (x.state() != GroupState.FAILED || improvement))
+                        .ifPresent(x -> schedule(id, why));
+            }
+        }
+    }
+
+    /**
+     * The static BITMAP tables are in place: AUTO groups that waited for them on TREE, and BITMAP groups that
+     * waited (or failed waiting), are decided again.
+     */
+    void staticTablesInPlace() {
+        for (P2mpGroup g : store.getAll()) {
+            boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
+                    && g.effectiveMode() != ReplicationMode.BITMAP && g.state() != GroupState.FAILED;
+            boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
+                    || g.state() == GroupState.FAILED && g.reason().startsWith(GroupInstaller.STATIC_TIMED_OUT));
+            if ((autoOnTree || bitmapWaiting) && g.state().isLive() && isMine(g.id())) {
+                schedule(g.id(), "static BITMAP tables in place");
+            }
+        }
+    }
+
+    /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */
+    void resumeOwnedGroups() {
+        store.installedPlans().forEach((id, plan) -> {
+            if (isMine(id)) {
+                index.putIfAbsent(id.value(), plan, Set.of());
+            }
+        });
+        for (P2mpGroup g : store.getAll()) {
+            switch (g.state()) {
+                case SUBMITTED:
+                case COMPILING:
+                case INSTALLING:
+                case WITHDRAWING:
+                    if (isMine(g.id())) {
+                        schedule(g.id(), "resumed by this instance");
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+}

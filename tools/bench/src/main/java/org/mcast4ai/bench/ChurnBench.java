@@ -53,8 +53,8 @@ public final class ChurnBench {
                 + "load average %.2f at start%n", o.quick ? "quick" : "full", o.n, warm,
                 Runtime.getRuntime().availableProcessors(), load());
         System.out.println("churn: cycle = submit -> INSTALLED -> withdraw -> WITHDRAWN -> purge, TREE mode; "
-                + "manager with its own installer lanes (one per core), states awaited by a listener; flow batches acked "
-                + "at once");
+                + "manager with its own installer lanes (one per core), states awaited by a listener; "
+                + "flow batches acked at once");
         System.out.printf(Locale.ROOT, "%-20s %4s %3s %6s | %9s %9s %9s %8s %8s | %9s %7s %7s | %6s %6s%n",
                 "fabric", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "cpu µs", "client", "compile/s",
                 "p50 µs", "p99 µs", "ratio", "cpu x");

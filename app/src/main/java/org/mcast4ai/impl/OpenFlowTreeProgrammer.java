@@ -24,6 +24,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -46,7 +47,10 @@ import java.util.Set;
  * the previous one is acknowledged.
  */
 final class OpenFlowTreeProgrammer {
+    private static final int MAX_TREATMENTS = 4096;
+
     private final FlowRuleService flowRuleService;
+    private final Map<Set<PortNumber>, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final ApplicationId appId;
     private volatile int tableId;
 
@@ -70,11 +74,27 @@ final class OpenFlowTreeProgrammer {
      * @return the flow rule
      */
     FlowRule rule(P2mpGroup group, DeviceId device, GroupPlan.Branch branch) {
-        TrafficTreatment.Builder treatment = DefaultTrafficTreatment.builder();
-        for (PortNumber out : branch.outPorts()) {
-            treatment.setOutput(out);
+        return rule(group, device, branch.inPort(), treatment(branch.outPorts()));
+    }
+
+    /**
+     * The treatment that copies to a set of ports. Treatments are immutable and the same port sets recur
+     * across groups (a leaf's host ports, a spine's leaf ports), so they are shared; the cache is bounded.
+     */
+    private TrafficTreatment treatment(Set<PortNumber> outPorts) {
+        TrafficTreatment t = treatments.get(outPorts);
+        if (t == null) {
+            TrafficTreatment.Builder b = DefaultTrafficTreatment.builder();
+            for (PortNumber out : outPorts) {
+                b.setOutput(out);
+            }
+            t = b.build();
+            if (treatments.size() >= MAX_TREATMENTS) {
+                treatments.clear();
+            }
+            treatments.put(outPorts, t);
         }
-        return rule(group, device, branch.inPort(), treatment.build());
+        return t;
     }
 
     /**

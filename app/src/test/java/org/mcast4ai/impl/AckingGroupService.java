@@ -20,13 +20,13 @@ import java.util.Map;
  * A group service whose switches add every group at once (GROUP_ADDED inline, unless {@link #confirm} is
  * off) and that records the calls.
  */
-final class AckingGroupService extends GroupServiceAdapter {
-    final Map<String, DefaultGroup> groups = new LinkedHashMap<>();
-    final List<String> added = new ArrayList<>();
-    final List<String> removed = new ArrayList<>();
+public final class AckingGroupService extends GroupServiceAdapter {
+    public final Map<String, DefaultGroup> groups = new LinkedHashMap<>();
+    public final List<String> added = new ArrayList<>();
+    public final List<String> removed = new ArrayList<>();
     private final List<GroupListener> listeners = new ArrayList<>();
     /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
-    boolean confirm = true;
+    public boolean confirm = true;
 
     @Override
     public void addGroup(GroupDescription d) {
@@ -40,13 +40,22 @@ final class AckingGroupService extends GroupServiceAdapter {
         new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
     }
 
-    /** The switches confirm, late, every group still PENDING_ADD. */
+    /** The switches confirm, late, every group still PENDING_ADD; from now on they confirm at once. */
     void confirmAll() {
         confirm = true;
+        answer(GroupEvent.Type.GROUP_ADDED);
+    }
+
+    /**
+     * The switches answer for every group still PENDING_ADD (as ONOS's statistics poll reports them).
+     *
+     * @param type GROUP_ADDED (the group becomes ADDED) or a failure
+     */
+    public void answer(GroupEvent.Type type) {
         for (DefaultGroup g : new ArrayList<>(groups.values())) {
             if (g.state() == Group.GroupState.PENDING_ADD) {
-                g.setState(Group.GroupState.ADDED);
-                new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
+                g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
+                new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(type, g)));
             }
         }
     }

@@ -1,37 +1,20 @@
 package org.mcast4ai.cli;
 
-import org.apache.karaf.shell.api.action.Argument;
 import org.apache.karaf.shell.api.action.Command;
-import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
-import org.onosproject.cli.net.HostIdCompleter;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Set;
 
 /** Adds receivers to a group. */
 @Service
 @Command(scope = "mcast4ai", name = "mcast4ai-add-receivers", description = "Adds receivers to a P2MP group")
-public class ReceiversAddCommand extends Mcast4aiCommand {
-
-    @Argument(index = 0, name = "id", description = "Group id", required = true)
-    @Completion(GroupIdCompleter.class)
-    String id = null;
-
-    @Argument(index = 1, name = "receivers", description = "Receiving hosts (host or host#qpn)",
-            required = true, multiValued = true)
-    @Completion(HostIdCompleter.class)
-    List<String> receivers = new ArrayList<>();
+public class ReceiversAddCommand extends ReceiversCommand {
 
     @Override
-    protected void run() {
-        P2mpGroup g = groupService.addReceivers(P2mpGroupId.parse(id), endpoints(receivers));
-        if (outputJson()) {
-            print("%s", jsonForEntity(g, P2mpGroup.class));
-            return;
-        }
-        print("Group %d now has %d receivers, state %s", g.id().value(), g.request().receivers().size(), g.state());
+    protected P2mpGroup change(P2mpGroupId group, Set<Endpoint> endpoints) {
+        return groupService.addReceivers(group, endpoints);
     }
 }

@@ -1,30 +1,22 @@
 package org.mcast4ai.impl.bitmap;
 
+import org.mcast4ai.impl.AckingGroupService;
+
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.Role;
 import org.onlab.packet.IpAddress;
 import org.onosproject.core.DefaultApplicationId;
-import org.onosproject.core.GroupId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
-import org.onosproject.net.group.DefaultGroup;
-import org.onosproject.net.group.Group;
-import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupEvent;
-import org.onosproject.net.group.GroupKey;
-import org.onosproject.net.group.GroupListener;
-import org.onosproject.net.group.GroupServiceAdapter;
-import org.onosproject.core.ApplicationId;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -38,9 +30,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OpenFlowBitmapProgrammerTest {
     private final DefaultApplicationId appId = new DefaultApplicationId(9, "org.mcast4ai");
     private final Flows flows = new Flows();
-    private final Groups groups = new Groups();
+    private final AckingGroupService groups = pendingGroups();
     private final OpenFlowBitmapProgrammer programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
             BitmapPlanner.DEFAULT_CHAIN_BASE);
+
+    /** Groups stay PENDING_ADD until the test says the switch added them (as ONOS's statistics poll does). */
+    private static AckingGroupService pendingGroups() {
+        AckingGroupService g = new AckingGroupService();
+        g.confirm = false;
+        return g;
+    }
 
     /** Records batches; the test answers them. */
     static final class Flows extends FlowRuleServiceAdapter {
@@ -59,50 +58,6 @@ class OpenFlowBitmapProgrammerTest {
         List<FlowRule> of(FlowRuleOperations ops, FlowRuleOperation.Type type) {
             return ops.stages().stream().flatMap(Set::stream).filter(o -> o.type() == type)
                     .map(FlowRuleOperation::rule).collect(Collectors.toList());
-        }
-    }
-
-    /** Keeps groups PENDING_ADD until the test says the switch added them (as ONOS's statistics poll does). */
-    static final class Groups extends GroupServiceAdapter {
-        final Map<String, DefaultGroup> groups = new HashMap<>();
-        final List<GroupListener> listeners = new ArrayList<>();
-        final List<String> removed = new ArrayList<>();
-
-        @Override
-        public void addGroup(GroupDescription d) {
-            DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
-            g.setState(Group.GroupState.PENDING_ADD);
-            groups.put(d.deviceId() + "|" + d.appCookie(), g);
-        }
-
-        @Override
-        public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
-            return groups.get(deviceId + "|" + appCookie);
-        }
-
-        @Override
-        public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId id) {
-            removed.add(deviceId + "|" + appCookie);
-            groups.remove(deviceId + "|" + appCookie);
-        }
-
-        @Override
-        public void addListener(GroupListener listener) {
-            listeners.add(listener);
-        }
-
-        @Override
-        public void removeListener(GroupListener listener) {
-            listeners.remove(listener);
-        }
-
-        void answer(GroupEvent.Type type) {
-            for (DefaultGroup g : new ArrayList<>(groups.values())) {
-                if (g.state() == Group.GroupState.PENDING_ADD) {
-                    g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
-                    new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(type, g)));
-                }
-            }
         }
     }
 

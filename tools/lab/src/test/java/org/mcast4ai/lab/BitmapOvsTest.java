@@ -150,27 +150,10 @@ class BitmapOvsTest {
     }
 
     private JsonNode deliver(String source, String srcMac, List<String> members) throws Exception {
-        Path script = LabHarness.root().resolve("tools/traffic/deliver.py");
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", script.toString(), "--fabric",
-                fabricFile.toString(), "--source", source, "--group", GROUP, "--members", String.join(",", members),
-                "--count", Integer.toString(PACKETS)));
-        if (srcMac != null) {
-            cmd.addAll(List.of("--src-mac", srcMac));
-        }
-        LabHarness.Run r = run(cmd, 120);
-        String[] lines = r.out.trim().split("\n");
-        assertTrue(r.code == 0 && lines.length >= 2, "deliver.py failed: " + r.out);
-        JsonNode summary = LabHarness.MAPPER.readTree(lines[lines.length - 1]);
+        JsonNode summary = LabHarness.deliver(fabricFile, source, GROUP, members, PACKETS, srcMac);
         System.out.println("bitmap-ovs: from " + source + " src " + (srcMac == null ? "own" : srcMac) + " to "
                 + members + ": " + summary);
         return summary;
-    }
-
-    private void assertExactly(JsonNode s, int receivers) {
-        assertEquals(receivers, s.path("receivers").asInt(), s.toString());
-        assertEquals(receivers, s.path("delivered").asInt(), s.toString());
-        assertEquals(0, s.path("duplicates").asInt(), s.toString());
-        assertEquals(0, s.path("strays").asInt(), s.toString());
     }
 
     @Test
@@ -204,7 +187,7 @@ class BitmapOvsTest {
         done.get(30, TimeUnit.SECONDS);
         System.out.printf("bitmap-ovs: group stamp acknowledged in %.1f ms (%d rules on %s)%n",
                 (System.nanoTime() - t0) / 1e6, programmer.planner().stampRules(stamp).size(), stamp.device());
-        assertExactly(deliver("h1", null, MEMBERS), MEMBERS.size());
+        LabHarness.assertExactlyOnce(deliver("h1", null, MEMBERS), MEMBERS.size());
     }
 
     @Test
@@ -224,7 +207,7 @@ class BitmapOvsTest {
                 List.of("h2", "h3", "h6"), MEMBERS);
         for (List<String> subset : subsets) {
             String mac = EthSrcBitmap.stamp(bits(subset)).toString();
-            assertExactly(deliver("h1", mac, subset), subset.size());
+            LabHarness.assertExactlyOnce(deliver("h1", mac, subset), subset.size());
             BitmapLab.Trace t = BitmapLab.trace(fabric, host("h1"), mac, GROUP);
             assertEquals(new TreeSet<>(subset), new TreeSet<>(t.hosts), t.text);
             assertEquals(subset.size(), t.hosts.size(), t.text);
@@ -294,8 +277,8 @@ class BitmapOvsTest {
             }
         }
         // the first group still delivers exactly, among a thousand
-        assertExactly(deliver("h1", null, MEMBERS), MEMBERS.size());
+        LabHarness.assertExactlyOnce(deliver("h1", null, MEMBERS), MEMBERS.size());
         String mac = EthSrcBitmap.stamp(bits(List.of("h6"))).toString();
-        assertExactly(deliver("h1", mac, List.of("h6")), 1);
+        LabHarness.assertExactlyOnce(deliver("h1", mac, List.of("h6")), 1);
     }
 }

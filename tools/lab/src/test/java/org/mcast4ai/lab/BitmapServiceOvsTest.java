@@ -100,27 +100,10 @@ class BitmapServiceOvsTest {
     }
 
     private JsonNode deliver(String srcMac, List<String> members) throws Exception {
-        Path script = LabHarness.root().resolve("tools/traffic/deliver.py");
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", script.toString(), "--fabric",
-                fabricFile.toString(), "--source", SOURCE, "--group", address, "--members",
-                String.join(",", members), "--count", Integer.toString(PACKETS)));
-        if (srcMac != null) {
-            cmd.addAll(List.of("--src-mac", srcMac));
-        }
-        LabHarness.Run r = run(cmd, 120);
-        String[] lines = r.out.trim().split("\n");
-        assertTrue(r.code == 0 && lines.length >= 2, "deliver.py failed: " + r.out);
-        JsonNode summary = LabHarness.MAPPER.readTree(lines[lines.length - 1]);
-        System.out.println("bitmap-service-ovs: src " + (srcMac == null ? "own" : srcMac) + " to " + members
-                + ": " + summary);
+        JsonNode summary = LabHarness.deliver(fabricFile, SOURCE, address, members, PACKETS, srcMac);
+        System.out.println("bitmap-service-ovs: src " + (srcMac == null ? "own" : srcMac) + " to " + members + ": "
+                + summary);
         return summary;
-    }
-
-    private void assertExactly(JsonNode s, int receivers) {
-        assertEquals(receivers, s.path("receivers").asInt(), s.toString());
-        assertEquals(receivers, s.path("delivered").asInt(), s.toString());
-        assertEquals(0, s.path("duplicates").asInt(), s.toString());
-        assertEquals(0, s.path("strays").asInt(), s.toString());
     }
 
     /** Flow entries of a bridge as {@code ovs-ofctl --no-stats dump-flows} prints them (no counters), sorted. */
@@ -212,7 +195,7 @@ class BitmapServiceOvsTest {
     @Test
     @Order(3)
     void unmodifiedSenderReachesEveryReceiverOnce() throws Exception {
-        assertExactly(deliver(null, MEMBERS), MEMBERS.size());
+        LabHarness.assertExactlyOnce(deliver(null, MEMBERS), MEMBERS.size());
     }
 
     @Test
@@ -238,7 +221,7 @@ class BitmapServiceOvsTest {
             }
             String mac = subsetStamp(subset);
             assertEquals(stampOf(bits), mac, "subset_stamp.py and the OR of the bits agree for " + subset);
-            assertExactly(deliver(mac, subset), subset.size());
+            LabHarness.assertExactlyOnce(deliver(mac, subset), subset.size());
         }
     }
 
@@ -306,7 +289,7 @@ class BitmapServiceOvsTest {
             }
         }
         // the first group still delivers exactly among the others
-        assertExactly(deliver(null, MEMBERS), MEMBERS.size());
+        LabHarness.assertExactlyOnce(deliver(null, MEMBERS), MEMBERS.size());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.mcast4ai.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Assertions;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
@@ -169,10 +170,32 @@ final class LabHarness {
     /** Sends real RoCEv2 packets with tools/traffic/deliver.py and returns its summary line. */
     static JsonNode deliver(Path fabricFile, String source, String group, List<String> members, int count)
             throws IOException {
+        return deliver(fabricFile, source, group, members, count, null);
+    }
+
+    /**
+     * Like {@link #deliver(Path, String, String, List, int)}, with the sender's Ethernet source address set
+     * (a BITMAP subset stamp).
+     *
+     * @param fabricFile fabric description
+     * @param source     sending host
+     * @param group      group address
+     * @param members    hosts that should receive
+     * @param count      packets
+     * @param srcMac     Ethernet source to send with, or null for the host's own
+     * @return the summary line, with the per-host counts under {@code hosts}
+     * @throws IOException if the output is not JSON
+     */
+    static JsonNode deliver(Path fabricFile, String source, String group, List<String> members, int count,
+                            String srcMac) throws IOException {
         Path script = root().resolve("tools/traffic/deliver.py");
-        Run r = run(List.of("/usr/bin/python3", script.toString(), "--fabric", fabricFile.toString(),
-                            "--source", source, "--group", group, "--members", String.join(",", members),
-                            "--count", Integer.toString(count)), 120);
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", script.toString(), "--fabric",
+                fabricFile.toString(), "--source", source, "--group", group, "--members", String.join(",", members),
+                "--count", Integer.toString(count)));
+        if (srcMac != null) {
+            cmd.addAll(List.of("--src-mac", srcMac));
+        }
+        Run r = run(cmd, 120);
         String[] lines = r.out.trim().split("\n");
         if (r.code != 0 || lines.length < 2) {
             throw new AssertionError("deliver.py failed (" + r.code + "): " + r.out);
@@ -181,6 +204,17 @@ final class LabHarness {
         JsonNode perHost = MAPPER.readTree(lines[lines.length - 2]);
         ((com.fasterxml.jackson.databind.node.ObjectNode) summary).set("hosts", perHost);
         return summary;
+    }
+
+    /**
+     * @param summary   a {@link #deliver} summary
+     * @param receivers how many hosts should have received
+     */
+    static void assertExactlyOnce(JsonNode summary, int receivers) {
+        Assertions.assertEquals(receivers, summary.path("receivers").asInt(), summary.toString());
+        Assertions.assertEquals(receivers, summary.path("delivered").asInt(), summary.toString());
+        Assertions.assertEquals(0, summary.path("duplicates").asInt(), summary.toString());
+        Assertions.assertEquals(0, summary.path("strays").asInt(), summary.toString());
     }
 
     /**

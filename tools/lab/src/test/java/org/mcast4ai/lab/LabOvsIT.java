@@ -16,7 +16,6 @@ import org.onosproject.net.flow.DefaultFlowRule;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -109,7 +108,7 @@ class LabOvsIT {
         Matcher m = Pattern.compile("Datapath actions: (.*)").matcher(trace.out);
         assertTrue(m.find(), trace.out);
         Set<String> outputs = new HashSet<>(List.of(m.group(1).trim().split(",")));
-        Map<String, String> hostByOdp = hostsByDatapathPort();
+        Map<String, String> hostByOdp = BitmapLab.hostsByDatapathPort(lab.fabric());
         Set<String> reached = new HashSet<>();
         for (String o : outputs) {
             String h = hostByOdp.get(o.trim());
@@ -118,32 +117,6 @@ class LabOvsIT {
         }
         assertEquals(Set.of("h2", "h3", "h5", "h7"), reached, trace.out);
         assertEquals(4, m.group(1).split(",").length, "one copy per receiver: " + trace.out);
-    }
-
-    /** Datapath port number to host name, from {@code ovs-appctl dpif/show} and the fabric. */
-    private Map<String, String> hostsByDatapathPort() {
-        LabHarness.Run r = run(List.of("ovs-appctl", "dpif/show"), 20);
-        Map<String, String> byOdp = new HashMap<>();
-        String bridge = null;
-        Pattern bridgeLine = Pattern.compile("^\\s{2}(\\S+):$");
-        Pattern portLine = Pattern.compile("^\\s{4}\\S+ (\\d+)/(\\d+):");
-        for (String line : r.out.split("\n")) {
-            Matcher b = bridgeLine.matcher(line);
-            if (b.find()) {
-                bridge = b.group(1);
-                continue;
-            }
-            Matcher p = portLine.matcher(line);
-            if (p.find() && bridge != null) {
-                String br = bridge;
-                long ofport = Long.parseLong(p.group(1));
-                lab.fabric().hosts().stream()
-                        .filter(h -> lab.fabric().switchById(h.deviceId()).get().bridge().equals(br)
-                                && h.port() == ofport)
-                        .forEach(h -> byOdp.put(p.group(2), h.name()));
-            }
-        }
-        return byOdp;
     }
 
     @Test

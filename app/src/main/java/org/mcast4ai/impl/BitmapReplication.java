@@ -187,6 +187,13 @@ final class BitmapReplication {
             return new BitmapDecision(BitmapChoice.decide(requested, true, null), null, Set.of(), Set.of());
         }
         BitmapLayout l = inUse(fabric);
+        if (!l.fits()) {
+            // nothing about the group can change that: decide without resolving its hosts
+            BitmapStamp.Result none = BitmapStamp.compile(l, "", List.of(), group.address(),
+                    group.request().priority(), group.id().value());
+            return new BitmapDecision(BitmapChoice.decide(requested, programmer != null,
+                    programmer != null ? none : null), none, Set.of(), Set.of());
+        }
         Set<HostId> resolved = new LinkedHashSet<>();
         HostId source = hosts.resolveOrNull(group.request().source());
         if (source != null) {

@@ -1,5 +1,7 @@
 package org.mcast4ai.bench;
 
+import org.mcast4ai.api.ReplicationMode;
+
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +15,8 @@ import java.util.Locale;
  * client and in waves; next to it, in the same run, the compile alone on the same fabric and group shapes.
  *
  * <p>Usage: {@code ChurnBench [--quick] [--n N] [--fabrics leafspine:4,16,16;fattree:8] [--sizes 8,64]
- * [--threads 1,2] [--windows 1,64] [--profile]}.
+ * [--threads 1,2] [--windows 1,64] [--lanes 0,1,2] [--modes tree,auto,bitmap] [--profile]}. Lanes are the
+ * manager's installer threads (0: one per core); modes are the groups' requested replication mode.
  */
 public final class ChurnBench {
 
@@ -29,6 +32,8 @@ public final class ChurnBench {
         List<Integer> sizes = List.of(8, 64);
         List<Integer> threads = List.of(1, 2);
         List<Integer> windows = List.of(1, 64);
+        List<Integer> lanes = List.of(0);
+        List<ReplicationMode> modes = List.of(ReplicationMode.TREE);
     }
 
     /**
@@ -44,7 +49,8 @@ public final class ChurnBench {
         } catch (IllegalArgumentException e) {
             System.err.println("churn: " + e.getMessage());
             System.err.println("usage: churn [--quick] [--n N] [--fabrics leafspine:S,L,H;fattree:K] [--sizes 8,64]"
-                                       + " [--threads 1,2] [--windows 1,64] [--profile]");
+                                       + " [--threads 1,2] [--windows 1,64] [--lanes 0,1,2] [--modes tree,auto,bitmap]"
+                                       + " [--profile]");
             System.exit(2);
             return;
         }
@@ -52,40 +58,58 @@ public final class ChurnBench {
         System.out.printf(Locale.ROOT, "churn: %s, N=%d cycles per row after %d warm-up cycles, %d cores, "
                 + "load average %.2f at start%n", o.quick ? "quick" : "full", o.n, warm,
                 Runtime.getRuntime().availableProcessors(), load());
-        System.out.println("churn: cycle = submit -> INSTALLED -> withdraw -> WITHDRAWN -> purge, TREE mode; "
-                + "manager with its own installer lanes (one per core), states awaited by a listener; "
-                + "flow batches acked at once");
-        System.out.printf(Locale.ROOT, "%-20s %4s %3s %6s | %9s %9s %9s %8s %8s | %9s %7s %7s | %6s %6s%n",
-                "fabric", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "cpu µs", "client", "compile/s",
-                "p50 µs", "p99 µs", "ratio", "cpu x");
+        System.out.println("churn: cycle = submit -> INSTALLED -> withdraw -> WITHDRAWN -> purge; manager with its "
+                + "own installer lanes (lanes 0: one per core), states awaited by a listener; flow batches and groups "
+                + "acked at once");
+        System.out.printf(Locale.ROOT, "%-20s %6s %5s %4s %3s %6s | %9s %9s %9s %8s %8s | %9s %7s %7s | %6s %6s%n",
+                "fabric", "mode", "lanes", "recv", "thr", "window", "cycles/s", "p50 µs", "p99 µs", "cpu µs", "client",
+                "compile/s", "p50 µs", "p99 µs", "ratio", "cpu x");
         for (String spec : o.fabrics) {
             ChurnFabric fabric = ChurnFabric.parse(spec);
             long[] acked = new long[2];
             for (int size : o.sizes) {
                 ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 7L * size + spec.hashCode());
-                // warm-up: the whole path, both modes, then the compiler alone
-                try (ChurnHost host = new ChurnHost(fabric)) {
-                    ChurnRun.churn(host, shapes, warm / 2, 1, 1);
-                    ChurnRun.churn(host, shapes, warm / 2, 2, 64);
-                    count(host, acked);
-                }
                 ChurnRun.compileOnly(fabric.snapshot, shapes, warm * 4);
                 ChurnRun.Result compile = ChurnRun.compileOnly(fabric.snapshot, shapes, Math.max(o.n, 50_000));
-                for (int window : o.windows) {
-                    for (int t : o.threads) {
-                        ChurnRun.Result r;
-                        // a fresh store per row: purged groups keep their address in the store (see the README)
-                        try (ChurnHost host = new ChurnHost(fabric)) {
-                            r = ChurnRun.churn(host, shapes, o.n, t, window);
-                            count(host, acked);
+                for (ReplicationMode mode : o.modes) {
+                    // warm-up: the whole path, both ways of waiting, on every lane count measured, until the rate
+                    // settles (the JIT settles late: with a fixed warm-up the first row measured ran 2-3x slow)
+                    try {
+                        for (int lanes : o.lanes) {
+                            try (ChurnHost host = new ChurnHost(fabric, lanes)) {
+                                ChurnRun.churn(host, shapes, warm / 2, 1, 1, mode);
+                                ChurnRun.churn(host, shapes, warm / 2, 2, 64, mode);
+                                settle(host, shapes, warm, mode);
+                                count(host, acked);
+                            }
                         }
-                        System.out.printf(Locale.ROOT,
-                                "%-20s %4d %3d %6d | %9.0f %9.1f %9.1f %8.1f %8.1f | %9.0f %7.1f %7.1f "
-                                        + "| %5.0fx %5.0fx%n",
-                                fabric.name, size, t, window, r.opsPerSecond(), r.percentileUs(0.5),
-                                r.percentileUs(0.99), r.cpuUsPerOp(), r.clientCpuNs / 1000.0 / r.ops,
-                                compile.opsPerSecond(), compile.percentileUs(0.5), compile.percentileUs(0.99),
-                                compile.opsPerSecond() / r.opsPerSecond(), r.cpuUsPerOp() / compile.cpuUsPerOp());
+                    } catch (IllegalStateException e) {
+                        System.out.printf(Locale.ROOT, "%-20s %6s: not measured: %s%n", fabric.name,
+                                mode.name().toLowerCase(Locale.ROOT), e.getMessage());
+                        continue;
+                    }
+                    for (int lanes : o.lanes) {
+                        for (int window : o.windows) {
+                            for (int t : o.threads) {
+                                ChurnRun.Result r;
+                                // a fresh store per row, settled before it is measured
+                                try (ChurnHost host = new ChurnHost(fabric, lanes)) {
+                                    // a fresh host runs slow for a while even after the warm-up: settle it too
+                                    settle(host, shapes, o.quick ? 2_000 : 4_000, mode);
+                                    r = ChurnRun.churn(host, shapes, o.n, t, window, mode);
+                                    count(host, acked);
+                                }
+                                System.out.printf(Locale.ROOT,
+                                        "%-20s %6s %5d %4d %3d %6d | %9.0f %9.1f %9.1f %8.1f %8.1f | %9.0f %7.1f "
+                                                + "%7.1f | %5.0fx %5.0fx%n",
+                                        fabric.name, mode.name().toLowerCase(Locale.ROOT), lanes, size, t, window,
+                                        r.opsPerSecond(), r.percentileUs(0.5), r.percentileUs(0.99), r.cpuUsPerOp(),
+                                        r.clientCpuNs / 1000.0 / r.ops, compile.opsPerSecond(),
+                                        compile.percentileUs(0.5), compile.percentileUs(0.99),
+                                        compile.opsPerSecond() / r.opsPerSecond(),
+                                        r.cpuUsPerOp() / compile.cpuUsPerOp());
+                            }
+                        }
                     }
                 }
             }
@@ -97,6 +121,27 @@ public final class ChurnBench {
         }
         System.out.printf(Locale.ROOT, "churn: load average %.2f at the end%n", load());
         System.exit(0);
+    }
+
+    /**
+     * Runs waves of the row's shape until two in a row agree within 10 % (at most 12 waves).
+     *
+     * @param host   hosted service
+     * @param shapes group shapes
+     * @param warm   cycles per wave
+     * @param mode   replication mode
+     * @throws InterruptedException if interrupted
+     */
+    private static void settle(ChurnHost host, ChurnRun.Shapes shapes, int warm, ReplicationMode mode)
+            throws InterruptedException {
+        double previous = 0;
+        for (int i = 0; i < 12; i++) {
+            double rate = ChurnRun.churn(host, shapes, warm / 2, 1, 64, mode).opsPerSecond();
+            if (previous > 0 && Math.abs(rate - previous) < 0.1 * previous) {
+                return;
+            }
+            previous = rate;
+        }
     }
 
     private static void count(ChurnHost host, long[] acked) {
@@ -157,6 +202,22 @@ public final class ChurnBench {
                 case "--windows":
                     o.windows = ints(value(args, ++i, a), a);
                     break;
+                case "--lanes":
+                    o.lanes = new ArrayList<>();
+                    for (String p : value(args, ++i, a).split(",")) {
+                        o.lanes.add(number(p, a, 0));
+                    }
+                    break;
+                case "--modes":
+                    o.modes = new ArrayList<>();
+                    for (String p : value(args, ++i, a).split(",")) {
+                        try {
+                            o.modes.add(ReplicationMode.valueOf(p.trim().toUpperCase(Locale.ROOT)));
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException("--modes takes tree, auto or bitmap: " + p, e);
+                        }
+                    }
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown option " + a);
             }
@@ -178,10 +239,14 @@ public final class ChurnBench {
     }
 
     private static int positive(String s, String option) {
+        return number(s, option, 1);
+    }
+
+    private static int number(String s, String option, int min) {
         try {
             int v = Integer.parseInt(s.trim());
-            if (v <= 0) {
-                throw new IllegalArgumentException(option + " must be positive: " + s);
+            if (v < min) {
+                throw new IllegalArgumentException(option + " must be at least " + min + ": " + s);
             }
             return v;
         } catch (NumberFormatException e) {

@@ -14,6 +14,17 @@ import org.mcast4ai.lab.LabHostService;
 import org.mcast4ai.lab.LabLinkService;
 import org.mcast4ai.lab.LabWorkPartitionService;
 import org.mcast4ai.lab.ServiceRegistry;
+import org.mcast4ai.impl.OsgiPropertyConstants;
+import org.mcast4ai.impl.P2mpGroupManager;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupEvent;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupListener;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.CoreService;
@@ -34,6 +45,7 @@ import org.onosproject.store.service.TestStorageService;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -41,9 +53,10 @@ import java.util.stream.Collectors;
 /**
  * The mcast4ai components (the group store and manager, as the lab hosts them) running in-process on ONOS
  * service doubles over a generated fabric: {@link TestStorageService}, the lab's Core/Device/Link/Host/
- * WorkPartition services and event dispatcher, and a FlowRuleService that acknowledges every batch at once
- * (no switch I/O). The manager runs with its own installer lanes (property installerThreads at its default:
- * one per core); callers wait for the states through a {@link P2mpGroupListener}.
+ * WorkPartition services and event dispatcher, a FlowRuleService that acknowledges every batch at once
+ * (no switch I/O) and a GroupService that adds every group at once. The manager runs with its own
+ * installer lanes (property installerThreads); callers wait for the states through a
+ * {@link P2mpGroupListener}.
  */
 final class ChurnHost implements AutoCloseable {
 
@@ -106,7 +119,49 @@ final class ChurnHost implements AutoCloseable {
         }
     }
 
+    /** Adds every group at once (GROUP_ADDED inline), so BITMAP's static egress groups are in place. */
+    static final class AckGroupService extends GroupServiceAdapter {
+        private final Map<String, DefaultGroup> groups = new ConcurrentHashMap<>();
+        private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void addGroup(GroupDescription d) {
+            DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
+            g.setState(Group.GroupState.ADDED);
+            groups.put(d.deviceId() + "|" + d.appCookie(), g);
+            listeners.forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
+        }
+
+        @Override
+        public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
+            return groups.get(deviceId + "|" + appCookie);
+        }
+
+        @Override
+        public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId appId) {
+            groups.remove(deviceId + "|" + appCookie);
+        }
+
+        @Override
+        public void addListener(GroupListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeListener(GroupListener listener) {
+            listeners.remove(listener);
+        }
+    }
+
     ChurnHost(ChurnFabric fabric) {
+        this(fabric, 0);
+    }
+
+    /**
+     * @param fabric the fabric
+     * @param lanes  installer threads (the manager's installerThreads; 0: one per core)
+     */
+    ChurnHost(ChurnFabric fabric, int lanes) {
         ServiceRegistry registry = new ServiceRegistry();
         registry.register(CoreService.class, new LabCoreService())
                 .register(StorageService.class, new TestStorageService())
@@ -114,11 +169,12 @@ final class ChurnHost implements AutoCloseable {
                 .register(LinkService.class, new LabLinkService(fabric.lab))
                 .register(HostService.class, new LabHostService(fabric.lab))
                 .register(FlowRuleService.class, flows)
-                .register(GroupService.class, new GroupServiceAdapter())
+                .register(GroupService.class, new AckGroupService())
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
                 .register(ComponentConfigService.class, new ComponentConfigAdapter())
                 .register(EventDeliveryService.class, events);
         host = new ComponentHost(registry);
+        host.configure(P2mpGroupManager.class.getName(), OsgiPropertyConstants.INSTALLER_THREADS, lanes);
         host.activate(COMPONENTS);
         service = registry.get(P2mpGroupAdminService.class);
         service.addListener(listener);

@@ -139,6 +139,23 @@ final class ChurnRun {
      * @throws InterruptedException if interrupted
      */
     static Result churn(ChurnHost host, Shapes shapes, int n, int threads, int window) throws InterruptedException {
+        return churn(host, shapes, n, threads, window, ReplicationMode.TREE);
+    }
+
+    /**
+     * Runs a churn scenario with groups of a replication mode.
+     *
+     * @param host    hosted service
+     * @param shapes  group shapes, used round robin
+     * @param n       cycles in all
+     * @param threads client threads
+     * @param window  groups a client keeps in one wave (1: one at a time)
+     * @param mode    the groups' requested mode
+     * @return throughput and latencies
+     * @throws InterruptedException if interrupted
+     */
+    static Result churn(ChurnHost host, Shapes shapes, int n, int threads, int window, ReplicationMode mode)
+            throws InterruptedException {
         int per = n / threads;
         long[] latency = new long[per * threads];
         CyclicBarrier start = new CyclicBarrier(threads + 1);
@@ -155,7 +172,7 @@ final class ChurnRun {
                     String tenant = "churn" + client;
                     for (int i = 0; i < per; i += window) {
                         int w = Math.min(window, per - i);
-                        wave(host, shapes, tenant, prefix, client * per + i, w, latency, client * per + i);
+                        wave(host, shapes, tenant, prefix, client * per + i, w, latency, client * per + i, mode);
                     }
                     clientCpu.add(THREADS.getCurrentThreadCpuTime());
                 } catch (Throwable e) {
@@ -184,7 +201,7 @@ final class ChurnRun {
     }
 
     private static void wave(ChurnHost host, Shapes shapes, String tenant, String prefix, int first, int w,
-                             long[] latency, int at) {
+                             long[] latency, int at, ReplicationMode mode) {
         String[] names = new String[w];
         ChurnHost.Waiter[] waiters = new ChurnHost.Waiter[w];
         P2mpGroup[] groups = new P2mpGroup[w];
@@ -197,7 +214,7 @@ final class ChurnRun {
             P2mpGroupRequest request = P2mpGroupRequest.builder()
                     .key(GroupKey.of(tenant, names[j])).jobId("churn")
                     .source(shapes.sources.get(shape)).receivers(shapes.receivers.get(shape))
-                    .mode(ReplicationMode.TREE).build();
+                    .mode(mode).build();
             submitted[j] = System.nanoTime();
             groups[j] = host.service.submit(request);
         }

@@ -33,6 +33,7 @@ public class ComponentHost implements AutoCloseable {
 
     private final ServiceRegistry registry;
     private final ClassLoader loader;
+    private final Map<String, Map<String, Object>> overrides;
     private final List<Active> active = new ArrayList<>();
 
     private static final class Active {
@@ -55,6 +56,21 @@ public class ComponentHost implements AutoCloseable {
     public ComponentHost(ServiceRegistry registry) {
         this.registry = registry;
         this.loader = ComponentHost.class.getClassLoader();
+        this.overrides = new LinkedHashMap<>();
+    }
+
+    /**
+     * Sets a component property for activation, over the default its descriptor declares (as
+     * {@code cfg set} or a config file would on ONOS).
+     *
+     * @param componentClass component implementation class name
+     * @param name           property name
+     * @param value          value
+     * @return this host
+     */
+    public ComponentHost configure(String componentClass, String name, Object value) {
+        overrides.computeIfAbsent(componentClass, c -> new LinkedHashMap<>()).put(name, value);
+        return this;
     }
 
     /**
@@ -211,7 +227,7 @@ public class ComponentHost implements AutoCloseable {
         Class<?>[] types = m.getParameterTypes();
         for (int i = 0; i < args.length; i++) {
             if (types[i] == ComponentContext.class) {
-                args[i] = context(d);
+                args[i] = context(d, overrides.getOrDefault(d.implementation(), Map.of()));
             } else if (types[i] == Map.class) {
                 args[i] = new LinkedHashMap<>(d.properties());
             } else if (types[i] == int.class || types[i] == Integer.class) {
@@ -231,8 +247,9 @@ public class ComponentHost implements AutoCloseable {
         }
     }
 
-    private static ComponentContext context(ComponentDescriptor d) {
+    private static ComponentContext context(ComponentDescriptor d, Map<String, Object> overrides) {
         Dictionary<String, Object> props = new Hashtable<>(d.properties());
+        overrides.forEach(props::put);
         return (ComponentContext) Proxy.newProxyInstance(ComponentContext.class.getClassLoader(),
                 new Class<?>[]{ComponentContext.class}, (proxy, method, args) -> {
                     switch (method.getName()) {

@@ -195,21 +195,21 @@ final class BitmapReplication {
                     programmer != null ? none : null), none, Set.of(), Set.of());
         }
         Set<HostId> resolved = new LinkedHashSet<>();
-        HostId source = hosts.resolveOrNull(group.request().source());
+        HostId source = hosts.idOrNull(group.request().source());
         if (source != null) {
             resolved.add(source);
         }
         Map<String, Endpoint> byName = new LinkedHashMap<>();
         for (Endpoint r : group.request().receivers()) {
-            HostId id = hosts.resolveOrNull(r);
+            HostId id = hosts.idOrNull(r);
             if (id != null) {
                 resolved.add(id);
             }
-            byName.putIfAbsent(id == null ? "?" + r.host() : id.toString(), r);
+            byName.putIfAbsent(id == null ? "?" + r.host() : hosts.nameOf(id), r);
         }
         BitmapStamp.Result result = BitmapStamp.compile(l, source == null ? "?" + group.request().source().host()
-                : source.toString(), byName.keySet(), group.address(), group.request().priority(),
-                group.id().value());
+                : hosts.nameOf(source), source == null ? null : source.mac(), byName.keySet(), group.address(),
+                group.request().priority(), group.id().value());
         BitmapChoice choice = BitmapChoice.decide(requested, programmer != null, programmer != null ? result : null);
         if (requested == ReplicationMode.AUTO && choice.mode() == ReplicationMode.BITMAP
                 && group.effectiveMode() != ReplicationMode.BITMAP && staticInPlace != l) {

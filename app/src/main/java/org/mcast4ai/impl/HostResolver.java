@@ -26,6 +26,7 @@ final class HostResolver {
 
     private final HostService hostService;
     private final Map<String, HostId> parsed = new ConcurrentHashMap<>();
+    private final Map<HostId, String> names = new ConcurrentHashMap<>();
 
     HostResolver(HostService hostService) {
         this.hostService = hostService;
@@ -74,6 +75,23 @@ final class HostResolver {
         } catch (GroupException e) {
             return null;
         }
+    }
+
+    /**
+     * @param id a host id
+     * @return its text ({@code MAC/VLAN}), as the fabric snapshot names hosts; kept, since formatting a MAC
+     *         address costs a {@code String.format} per byte
+     */
+    String nameOf(HostId id) {
+        String name = names.get(id);
+        if (name == null) {
+            name = id.toString();
+            if (names.size() >= MAX_PARSED) {
+                names.clear();
+            }
+            names.put(id, name);
+        }
+        return name;
     }
 
     private HostId parse(String name) {

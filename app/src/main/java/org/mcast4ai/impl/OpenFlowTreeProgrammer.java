@@ -2,6 +2,7 @@ package org.mcast4ai.impl;
 
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
@@ -129,11 +130,8 @@ final class OpenFlowTreeProgrammer {
     }
 
     /**
-     * The rule's cookie (its ONOS flow id): the application id in the top 16 bits, as {@code fromApp} would
-     * set it, and below a 48-bit hash of what identifies the rule (device, table, priority, in port and group
-     * address), so the same match always gets the same id (a replacement keeps it) on every instance.
-     * {@code fromApp} would hash the selector's text instead, formatting addresses with String.format for
-     * every rule built; that was most of the cost of programming a group.
+     * The rule's cookie (its ONOS flow id), from device, table, priority, in port and group address: see
+     * {@link FlowCookies}.
      *
      * @param app      application id
      * @param device   device
@@ -145,14 +143,7 @@ final class OpenFlowTreeProgrammer {
      */
     static long cookie(ApplicationId app, DeviceId device, PortNumber inPort, IpAddress address, int priority,
                        int table) {
-        long h = device.toString().hashCode();
-        h = h * 0x9E3779B97F4A7C15L + inPort.toLong();
-        h = h * 0x9E3779B97F4A7C15L + address.getIp4Address().toInt();
-        h = h * 0x9E3779B97F4A7C15L + ((long) priority << 8 | table);
-        h ^= h >>> 29;
-        h *= 0xBF58476D1CE4E5B9L;
-        h ^= h >>> 32;
-        return ((long) app.id() & 0xffffL) << 48 | (h & 0xffff_ffff_ffffL);
+        return FlowCookies.of(app, device, table, priority, inPort.toLong(), address.getIp4Address().toInt());
     }
 
     /**

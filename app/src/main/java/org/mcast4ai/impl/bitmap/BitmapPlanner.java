@@ -1,5 +1,6 @@
 package org.mcast4ai.impl.bitmap;
 
+import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpPrefix;
 import org.onlab.packet.MacAddress;
@@ -294,15 +295,33 @@ public final class BitmapPlanner {
         int high = Math.max(stamp.priority(), ENTRY_PRIORITY + 2);
         IpPrefix dst = IpPrefix.valueOf(stamp.address(), IpPrefix.MAX_INET_MASK_LENGTH);
         MacAddress[] subset = EthSrcBitmap.subsetOf(stamp.bits());
-        out.add(rule(stamp.device(), entryTable, high, groupSelector(stamp, dst)
+        long inPort = stamp.inPort().toLong();
+        long address = stamp.address().getIp4Address().toInt();
+        out.add(stampRule(stamp.device(), high, groupSelector(stamp, dst)
                 .matchEthSrcMasked(subset[0], subset[1]).build(),
-                finish(DefaultTrafficTreatment.builder(), stamp, goTo)));
+                finish(DefaultTrafficTreatment.builder(), stamp, goTo),
+                inPort, address, subset[0].toLong(), subset[1].toLong()));
         if (stamp.sourceMac() != null) {
             TrafficTreatment.Builder t = DefaultTrafficTreatment.builder().setEthSrc(stamp.groupMac());
-            out.add(rule(stamp.device(), entryTable, high - 1, groupSelector(stamp, dst)
-                    .matchEthSrc(stamp.sourceMac()).build(), finish(t, stamp, goTo)));
+            out.add(stampRule(stamp.device(), high - 1, groupSelector(stamp, dst)
+                    .matchEthSrc(stamp.sourceMac()).build(), finish(t, stamp, goTo),
+                    inPort, address, stamp.sourceMac().toLong(), -1L));
         }
         return out;
+    }
+
+    // per-group rules are built on every change of every group: their flow ids are mixed from the match's
+    // numbers (FlowCookies) instead of fromApp's hash of the selector's text
+    private FlowRule stampRule(DeviceId dev, int priority, TrafficSelector sel, TrafficTreatment t, long... match) {
+        return DefaultFlowRule.builder()
+                .forDevice(dev)
+                .forTable(entryTable)
+                .withPriority(priority)
+                .withSelector(sel)
+                .withTreatment(t)
+                .withCookie(FlowCookies.of(appId, dev, entryTable, priority, match))
+                .makePermanent()
+                .build();
     }
 
     private static TrafficSelector.Builder groupSelector(BitmapStamp stamp, IpPrefix dst) {

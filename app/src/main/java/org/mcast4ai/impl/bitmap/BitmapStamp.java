@@ -104,6 +104,23 @@ public final class BitmapStamp {
      */
     public static Result compile(BitmapLayout layout, String source, Collection<String> receivers,
                                  IpAddress address, int priority, long spreadKey) {
+        return compile(layout, source, macOf(source), receivers, address, priority, spreadKey);
+    }
+
+    /**
+     * Compiles a group against a layout, the source's MAC address given (not parsed from its name).
+     *
+     * @param layout    the fabric's layout
+     * @param source    source host name in the snapshot ({@code HostId} string)
+     * @param sourceMac the source's MAC address, or null if it has none
+     * @param receivers receiver host names
+     * @param address   group address
+     * @param priority  rule priority
+     * @param spreadKey spreads groups over the source leaf's uplinks (e.g. the group id)
+     * @return the stamp, or a failure saying why BITMAP cannot serve the group
+     */
+    public static Result compile(BitmapLayout layout, String source, MacAddress sourceMac,
+                                 Collection<String> receivers, IpAddress address, int priority, long spreadKey) {
         List<String> unreachable = new ArrayList<>();
         if (!layout.fits()) {
             return new Result(null, new ArrayList<>(receivers), layout.whyNot().orElse(""));
@@ -136,7 +153,8 @@ public final class BitmapStamp {
         boolean up = ports.upReach() != 0; // the leaf's chain starts with its up table when it has one
         int uplink = ups.length == 0 ? 0 : 1 + (int) Math.floorMod(spreadKey, (long) ups.length);
         return new Result(new BitmapStamp(DeviceId.deviceId(leaf), PortNumber.portNumber(srcPort), address, bits,
-                uplink, up, macOf(source), priority), unreachable, null);
+                uplink, up, sourceMac == null || sourceMac.equals(MacAddress.NONE) ? null : sourceMac, priority),
+                unreachable, null);
     }
 
     private static MacAddress macOf(String host) {

@@ -137,6 +137,9 @@ public final class ChurnBench {
         double previous = 0;
         for (int i = 0; i < 12; i++) {
             double rate = ChurnRun.churn(host, shapes, warm / 2, 1, 64, mode).opsPerSecond();
+            if (System.getenv("CHURN_TRACE") != null) {
+                System.out.printf(Locale.ROOT, "churn: settling %s: %.0f cycles/s%n", mode, rate);
+            }
             if (previous > 0 && Math.abs(rate - previous) < 0.1 * previous) {
                 return;
             }

@@ -50,9 +50,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
@@ -180,7 +182,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                     : Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
             ownLanes = new ExecutorService[n];
             for (int i = 0; i < n; i++) {
-                ownLanes[i] = Executors.newSingleThreadExecutor(groupedThreads("onos/mcast4ai", "installer-" + i, log));
+                ThreadPoolExecutor lane = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                        new LinkedBlockingQueue<>(), groupedThreads("onos/mcast4ai", "installer-" + i, log));
+                lane.prestartCoreThread(); // every lane is used: start them now, visibly
+                ownLanes[i] = lane;
             }
             lanes = new GroupLanes(ownLanes);
         }

@@ -51,7 +51,7 @@ final class OpenFlowTreeProgrammer {
     private static final int MAX_TREATMENTS = 4096;
 
     private final FlowRuleService flowRuleService;
-    private final Map<Set<PortNumber>, TrafficTreatment> treatments = new ConcurrentHashMap<>();
+    private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final ApplicationId appId;
     private volatile int tableId;
 
@@ -80,22 +80,35 @@ final class OpenFlowTreeProgrammer {
 
     /**
      * The treatment that copies to a set of ports. Treatments are immutable and the same port sets recur
-     * across groups (a leaf's host ports, a spine's leaf ports), so they are shared; the cache is bounded.
+     * across groups (a leaf's host ports, a spine's leaf ports), so sets of ports below 64 are shared, keyed by
+     * their bit mask; the cache is bounded.
      */
     private TrafficTreatment treatment(Set<PortNumber> outPorts) {
-        TrafficTreatment t = treatments.get(outPorts);
-        if (t == null) {
-            TrafficTreatment.Builder b = DefaultTrafficTreatment.builder();
-            for (PortNumber out : outPorts) {
-                b.setOutput(out);
+        long mask = 0;
+        for (PortNumber p : outPorts) {
+            long n = p.toLong();
+            if (n < 0 || n >= Long.SIZE) {
+                return build(outPorts);
             }
-            t = b.build();
+            mask |= 1L << n;
+        }
+        TrafficTreatment t = treatments.get(mask);
+        if (t == null) {
+            t = build(outPorts);
             if (treatments.size() >= MAX_TREATMENTS) {
                 treatments.clear();
             }
-            treatments.put(outPorts, t);
+            treatments.put(mask, t);
         }
         return t;
+    }
+
+    private static TrafficTreatment build(Set<PortNumber> outPorts) {
+        TrafficTreatment.Builder b = DefaultTrafficTreatment.builder();
+        for (PortNumber out : outPorts) {
+            b.setOutput(out);
+        }
+        return b.build();
     }
 
     /**

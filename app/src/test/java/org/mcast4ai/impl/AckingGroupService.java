@@ -12,21 +12,24 @@ import org.onosproject.net.group.GroupListener;
 import org.onosproject.net.group.GroupServiceAdapter;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A group service whose switches add every group at once (GROUP_ADDED inline, unless {@link #confirm} is
+ * A thread-safe group service whose switches add every group at once (GROUP_ADDED inline, unless {@link #confirm} is
  * off) and that records the calls.
  */
 public final class AckingGroupService extends GroupServiceAdapter {
-    public final Map<String, DefaultGroup> groups = new LinkedHashMap<>();
-    public final List<String> added = new ArrayList<>();
-    public final List<String> removed = new ArrayList<>();
-    private final List<GroupListener> listeners = new ArrayList<>();
+    // thread-safe: the churn benchmark calls it from several installer lanes
+    public final Map<String, DefaultGroup> groups = Collections.synchronizedMap(new LinkedHashMap<>());
+    public final List<String> added = new CopyOnWriteArrayList<>();
+    public final List<String> removed = new CopyOnWriteArrayList<>();
+    private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
     /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
-    public boolean confirm = true;
+    public volatile boolean confirm = true;
 
     @Override
     public void addGroup(GroupDescription d) {
@@ -37,7 +40,7 @@ public final class AckingGroupService extends GroupServiceAdapter {
         if (!confirm) {
             return;
         }
-        new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
+        listeners.forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
     }
 
     /** The switches confirm, late, every group still PENDING_ADD; from now on they confirm at once. */
@@ -52,10 +55,14 @@ public final class AckingGroupService extends GroupServiceAdapter {
      * @param type GROUP_ADDED (the group becomes ADDED) or a failure
      */
     public void answer(GroupEvent.Type type) {
-        for (DefaultGroup g : new ArrayList<>(groups.values())) {
+        List<DefaultGroup> all;
+        synchronized (groups) {
+            all = new ArrayList<>(groups.values());
+        }
+        for (DefaultGroup g : all) {
             if (g.state() == Group.GroupState.PENDING_ADD) {
                 g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
-                new ArrayList<>(listeners).forEach(l -> l.event(new GroupEvent(type, g)));
+                listeners.forEach(l -> l.event(new GroupEvent(type, g)));
             }
         }
     }

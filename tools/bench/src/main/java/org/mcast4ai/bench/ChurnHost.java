@@ -14,17 +14,9 @@ import org.mcast4ai.lab.LabHostService;
 import org.mcast4ai.lab.LabLinkService;
 import org.mcast4ai.lab.LabWorkPartitionService;
 import org.mcast4ai.lab.ServiceRegistry;
+import org.mcast4ai.impl.AckingGroupService;
 import org.mcast4ai.impl.OsgiPropertyConstants;
 import org.mcast4ai.impl.P2mpGroupManager;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.GroupId;
-import org.onosproject.net.DeviceId;
-import org.onosproject.net.group.DefaultGroup;
-import org.onosproject.net.group.Group;
-import org.onosproject.net.group.GroupDescription;
-import org.onosproject.net.group.GroupEvent;
-import org.onosproject.net.group.GroupKey;
-import org.onosproject.net.group.GroupListener;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.CoreService;
@@ -35,7 +27,6 @@ import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.group.GroupService;
-import org.onosproject.net.group.GroupServiceAdapter;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
 import org.onosproject.net.link.LinkService;
@@ -45,7 +36,6 @@ import org.onosproject.store.service.TestStorageService;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -54,7 +44,7 @@ import java.util.stream.Collectors;
  * The mcast4ai components (the group store and manager, as the lab hosts them) running in-process on ONOS
  * service doubles over a generated fabric: {@link TestStorageService}, the lab's Core/Device/Link/Host/
  * WorkPartition services and event dispatcher, a FlowRuleService that acknowledges every batch at once
- * (no switch I/O) and a GroupService that adds every group at once. The manager runs with its own
+ * (no switch I/O) and a GroupService that adds every group at once (the app's test double). The manager runs with its own
  * installer lanes (property installerThreads); callers wait for the states through a
  * {@link P2mpGroupListener}.
  */
@@ -119,40 +109,6 @@ final class ChurnHost implements AutoCloseable {
         }
     }
 
-    /** Adds every group at once (GROUP_ADDED inline), so BITMAP's static egress groups are in place. */
-    static final class AckGroupService extends GroupServiceAdapter {
-        private final Map<String, DefaultGroup> groups = new ConcurrentHashMap<>();
-        private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void addGroup(GroupDescription d) {
-            DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
-            g.setState(Group.GroupState.ADDED);
-            groups.put(d.deviceId() + "|" + d.appCookie(), g);
-            listeners.forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g)));
-        }
-
-        @Override
-        public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
-            return groups.get(deviceId + "|" + appCookie);
-        }
-
-        @Override
-        public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId appId) {
-            groups.remove(deviceId + "|" + appCookie);
-        }
-
-        @Override
-        public void addListener(GroupListener listener) {
-            listeners.add(listener);
-        }
-
-        @Override
-        public void removeListener(GroupListener listener) {
-            listeners.remove(listener);
-        }
-    }
-
     ChurnHost(ChurnFabric fabric) {
         this(fabric, 0);
     }
@@ -169,7 +125,7 @@ final class ChurnHost implements AutoCloseable {
                 .register(LinkService.class, new LabLinkService(fabric.lab))
                 .register(HostService.class, new LabHostService(fabric.lab))
                 .register(FlowRuleService.class, flows)
-                .register(GroupService.class, new AckGroupService())
+                .register(GroupService.class, new AckingGroupService())
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
                 .register(ComponentConfigService.class, new ComponentConfigAdapter())
                 .register(EventDeliveryService.class, events);

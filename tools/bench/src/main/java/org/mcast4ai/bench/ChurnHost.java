@@ -44,8 +44,8 @@ import java.util.stream.Collectors;
  * The mcast4ai components (the group store and manager, as the lab hosts them) running in-process on ONOS
  * service doubles over a generated fabric: {@link TestStorageService}, the lab's Core/Device/Link/Host/
  * WorkPartition services and event dispatcher, a FlowRuleService that acknowledges every batch at once
- * (no switch I/O) and a GroupService that adds every group at once (the app's test double). The manager runs with its own
- * installer lanes (property installerThreads); callers wait for the states through a
+ * (no switch I/O) and a GroupService that adds every group at once (the app's test double). The manager
+ * runs with its own installer lanes (property installerThreads); callers wait for the states through a
  * {@link P2mpGroupListener}.
  */
 final class ChurnHost implements AutoCloseable {

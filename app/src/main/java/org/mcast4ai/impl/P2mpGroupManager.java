@@ -291,8 +291,14 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             installTimeoutMs = timeout;
         }
         Integer threads = Tools.getIntegerProperty(properties, INSTALLER_THREADS);
-        if (threads != null && threads >= 0 && threads <= 64) {
-            // read on activation: a change takes effect when the app restarts
+        if (threads != null && (threads < 0 || threads > 64)) {
+            log.warn("{} must be 0 (one per core) to 64; keeping {}", INSTALLER_THREADS, installerThreads);
+        } else if (threads != null && threads != installerThreads) {
+            if (lanes != null) {
+                // the lanes are made on activation: a group must not change lanes while it has work queued
+                log.warn("{} is now {}; it takes effect when the app restarts (running with {} lanes)",
+                        INSTALLER_THREADS, threads, lanes.size());
+            }
             installerThreads = threads;
         }
         Integer table = Tools.getIntegerProperty(properties, FLOW_TABLE_ID);

@@ -72,11 +72,6 @@ final class GroupInstaller {
         return ImmutableSet.copyOf(waitingForFabric);
     }
 
-    /** @return true if some group has a batch in flight */
-    boolean busy() {
-        return !inFlight.isEmpty();
-    }
-
     /**
      * Brings a group's switches in line with its record: installs or re-installs a live group, removes a
      * withdrawing one. Runs on the group's lane.

@@ -247,6 +247,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             }
             ownLanes = null;
         }
+        lanes = null;
         if (ownTimer != null) {
             ownTimer.shutdownNow();
             ownTimer = null;

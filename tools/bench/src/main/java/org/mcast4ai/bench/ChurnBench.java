@@ -154,20 +154,22 @@ public final class ChurnBench {
 
     private static void profile(ChurnFabric fabric, Options o) throws InterruptedException {
         int size = o.sizes.get(o.sizes.size() - 1);
+        ReplicationMode mode = o.modes.get(0);
         ChurnRun.Shapes shapes = new ChurnRun.Shapes(fabric, size, 1024, 11);
         for (int window : o.windows) {
             ChurnRun.Result r;
             ChurnProfiler p;
-            try (ChurnHost host = new ChurnHost(fabric)) {
+            try (ChurnHost host = new ChurnHost(fabric, o.lanes.get(0))) {
+                settle(host, shapes, o.quick ? 2_000 : 4_000, mode);
                 p = new ChurnProfiler(2000);
                 try {
-                    r = ChurnRun.churn(host, shapes, o.n, 1, window);
+                    r = ChurnRun.churn(host, shapes, o.n, 1, window, mode);
                 } finally {
                     p.close();
                 }
             }
-            System.out.printf(Locale.ROOT, "profile: %s, %d receivers, 1 thread, window %d: %.0f cycles/s "
-                    + "(stacks sampled every 2 ms)%n%s%s", fabric.name, size, window, r.opsPerSecond(),
+            System.out.printf(Locale.ROOT, "profile: %s, %s, %d receivers, 1 thread, window %d: %.0f cycles/s "
+                    + "(stacks sampled every 2 ms)%n%s%s", fabric.name, mode, size, window, r.opsPerSecond(),
                     p.cpuBreakdown(r.ops, r.clientCpuNs, r.processCpuNs), p.report(12));
         }
     }

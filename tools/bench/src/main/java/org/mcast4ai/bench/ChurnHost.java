@@ -109,10 +109,6 @@ final class ChurnHost implements AutoCloseable {
         }
     }
 
-    ChurnHost(ChurnFabric fabric) {
-        this(fabric, 0);
-    }
-
     /**
      * @param fabric the fabric
      * @param lanes  installer threads (the manager's installerThreads; 0: one per core)

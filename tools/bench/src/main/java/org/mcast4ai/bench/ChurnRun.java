@@ -128,21 +128,6 @@ final class ChurnRun {
     }
 
     /**
-     * Runs a churn scenario.
-     *
-     * @param host    hosted service
-     * @param shapes  group shapes, used round robin
-     * @param n       cycles in all
-     * @param threads client threads
-     * @param window  groups a client keeps in one wave (1: one at a time)
-     * @return throughput and latencies
-     * @throws InterruptedException if interrupted
-     */
-    static Result churn(ChurnHost host, Shapes shapes, int n, int threads, int window) throws InterruptedException {
-        return churn(host, shapes, n, threads, window, ReplicationMode.TREE);
-    }
-
-    /**
      * Runs a churn scenario with groups of a replication mode.
      *
      * @param host    hosted service

@@ -3,6 +3,8 @@
 Called by tools/lab/fabric after it has made sure OVS and iproute2 are present.
   up   [--topo leafspine|fattree] [--spines S --leaves L --hosts-per-leaf H] [--k K] [--out FILE]
   down [--fabric FILE]
+  fail-link A B | restore-link A B | fail-switch S | restore-switch S
+  fail-host H | restore-host H | move-host H S P      [--fabric FILE]
 """
 
 import argparse
@@ -117,26 +119,35 @@ def down(fabric_file=None):
 
 # ---------------------------------------------------------------- up
 
+def bridge_args(sw):
+    """ovs-vsctl arguments creating one switch's bridge (no ports)."""
+    return ["--", "add-br", sw["bridge"],
+            "--", "set", "bridge", sw["bridge"], "datapath_type=netdev", "fail_mode=secure",
+            "protocols=OpenFlow13,OpenFlow15",
+            "other-config:datapath-id=" + sw["dpid"],
+            "other-config:disable-in-band=true"]
+
+
+def port_args(bridge, port, kind, peer):
+    """ovs-vsctl arguments adding one port: a patch end or a host's veth."""
+    if kind == "patch":
+        name = topology.patch_name(bridge, port)
+        return ["--", "add-port", bridge, name,
+                "--", "set", "interface", name, "type=patch",
+                "options:peer=" + topology.patch_name(*peer),
+                "ofport_request=%d" % port]
+    name = topology.host_veth(peer)
+    return ["--", "add-port", bridge, name,
+            "--", "set", "interface", name, "ofport_request=%d" % port]
+
+
 def ovs_transaction(desc):
     """One ovs-vsctl call creating every bridge and port of the description."""
     cmd = ["ovs-vsctl", "--timeout=60"]
     for sw in desc["switches"]:
-        cmd += ["--", "add-br", sw["bridge"],
-                "--", "set", "bridge", sw["bridge"], "datapath_type=netdev", "fail_mode=secure",
-                "protocols=OpenFlow13,OpenFlow15",
-                "other-config:datapath-id=" + sw["dpid"],
-                "other-config:disable-in-band=true"]
+        cmd += bridge_args(sw)
     for bridge, port, kind, peer in topology.switch_ports(desc):
-        if kind == "patch":
-            name = topology.patch_name(bridge, port)
-            cmd += ["--", "add-port", bridge, name,
-                    "--", "set", "interface", name, "type=patch",
-                    "options:peer=" + topology.patch_name(*peer),
-                    "ofport_request=%d" % port]
-        else:
-            name = topology.host_veth(peer)
-            cmd += ["--", "add-port", bridge, name,
-                    "--", "set", "interface", name, "ofport_request=%d" % port]
+        cmd += port_args(bridge, port, kind, peer)
     return cmd
 
 
@@ -246,6 +257,78 @@ def up(desc, out):
     return 0
 
 
+
+# ---------------------------------------------------------------- faults
+
+def _switch(desc, name):
+    for sw in desc["switches"]:
+        if name in (sw["name"], sw["bridge"], sw["deviceId"]):
+            return sw
+    raise LookupError("no switch %r in the fabric" % name)
+
+
+def _host(desc, name):
+    for h in desc["hosts"]:
+        if name in (h["name"], h["ip"], h["mac"]):
+            return h
+    raise LookupError("no host %r in the fabric" % name)
+
+
+def _link(desc, a, b):
+    sa, sb = _switch(desc, a), _switch(desc, b)
+    for ln in desc["links"]:
+        if {ln["aBridge"], ln["bBridge"]} == {sa["bridge"], sb["bridge"]}:
+            return ln
+    raise LookupError("no link between %s and %s" % (a, b))
+
+
+def _vsctl(args):
+    run(["ovs-vsctl", "--timeout=30"] + args)
+
+
+def fault(desc, cmd, args):
+    """Fail or restore a part of the running fabric the way hardware fails: the bridge, patch pair or host port
+    is deleted (OVS 3.1 ignores admin_state on patch ports) and re-created empty with the same numbers."""
+    if cmd in ("fail-link", "restore-link"):
+        ln = _link(desc, args[0], args[1])
+        ends = [(ln["aBridge"], ln["aPort"], (ln["bBridge"], ln["bPort"])),
+                (ln["bBridge"], ln["bPort"], (ln["aBridge"], ln["aPort"]))]
+        a = []
+        for bridge, port, peer in ends:
+            if cmd == "fail-link":
+                a += ["--", "--if-exists", "del-port", bridge, topology.patch_name(bridge, port)]
+            else:
+                a += ["--", "--may-exist"] + port_args(bridge, port, "patch", peer)[1:]
+        _vsctl(a)
+        return "%s %s %s" % (cmd, args[0], args[1])
+    if cmd in ("fail-switch", "restore-switch"):
+        sw = _switch(desc, args[0])
+        if cmd == "fail-switch":
+            _vsctl(["--", "--if-exists", "del-br", sw["bridge"]])
+        else:
+            a = bridge_args(sw)
+            for bridge, port, kind, peer in topology.switch_ports(desc):
+                if bridge == sw["bridge"]:
+                    a += port_args(bridge, port, kind, peer)
+            _vsctl(a)
+        return "%s %s" % (cmd, sw["name"])
+    if cmd in ("fail-host", "restore-host", "move-host"):
+        h = _host(desc, args[0])
+        veth = topology.host_veth(h)
+        bridges = run(["ovs-vsctl", "--timeout=10", "port-to-br", veth], check=False).stdout.split()
+        a = ["--", "--if-exists", "del-port", bridges[0], veth] if bridges else []
+        if cmd == "restore-host":
+            home = next(sw for sw in desc["switches"] if sw["deviceId"] == h["deviceId"])
+            a += port_args(home["bridge"], h["port"], "host", h)
+        elif cmd == "move-host":
+            to = _switch(desc, args[1])
+            a += port_args(to["bridge"], int(args[2]), "host", h)
+        if a:
+            _vsctl(a)
+        return "%s %s" % (cmd, " ".join(args))
+    raise LookupError("unknown fault " + cmd)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="fabric", description="Open vSwitch lab fabric")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -258,12 +341,35 @@ def main(argv=None):
     u.add_argument("--out", default=DEFAULT_OUT)
     d = sub.add_parser("down", help="remove every lab bridge, namespace and veth")
     d.add_argument("--fabric", default=DEFAULT_OUT)
+    for name, what, nargs in (("fail-link", "delete the patch pair between two switches", ["A", "B"]),
+                              ("restore-link", "re-create that patch pair", ["A", "B"]),
+                              ("fail-switch", "delete a switch's bridge (its flows and groups go with it)", ["S"]),
+                              ("restore-switch", "re-create the bridge empty, with its ports", ["S"]),
+                              ("fail-host", "unplug a host (delete its port)", ["H"]),
+                              ("restore-host", "plug the host back where the fabric says", ["H"]),
+                              ("move-host", "plug the host into switch S at port P", ["H", "S", "P"])):
+        f = sub.add_parser(name, help=what)
+        for n in nargs:
+            f.add_argument(n.lower())
+        f.add_argument("--fabric", default=DEFAULT_OUT)
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
         log("must run as root")
         return 2
     if a.cmd == "down":
         return down(a.fabric)
+    if a.cmd.startswith(("fail-", "restore-", "move-")):
+        try:
+            with open(a.fabric) as f:
+                desc = json.load(f)
+            args = [getattr(a, k) for k in ("a", "b", "s", "h", "p") if getattr(a, k, None) is not None]
+            if a.cmd == "move-host":
+                args = [a.h, a.s, a.p]
+            log(fault(desc, a.cmd, args))
+            return 0
+        except (LookupError, RuntimeError, OSError, ValueError) as e:
+            log("%s failed: %s" % (a.cmd, e))
+            return 1
     try:
         if a.topo == "fattree":
             desc = topology.fattree(a.k)

@@ -16,6 +16,7 @@ import org.onosproject.store.service.TestStorageService;
 import java.net.URI;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
@@ -48,24 +49,58 @@ public final class Lab implements AutoCloseable {
     private final OvsGroupService groupService;
     private final LabEventDispatcher events = new LabEventDispatcher();
     private final ComponentHost host;
+    private final LabTopology topology;
+    private final OvsTopologyWatcher watcher;
+    private final ScheduledExecutorService auditTimer =
+            Executors.newSingleThreadScheduledExecutor(groupedThreads("mcast4ai-lab", "audit-%d"));
     private RestServer rest;
 
-    private Lab(LabFabric fabric, Ofctl ofctl) {
+    /** How the lab stands in for ONOS's providers; the defaults are what {@link #start} uses. */
+    public static final class Settings {
+        /** How often Open vSwitch's database is read for bridges, ports and hosts that came or went. */
+        public long topologyPollMs = 100;
+        /**
+         * How often the flow and group tables of every switch are compared with the stores (ONOS's statistics
+         * polls; 0 never): missing entries are installed again, unknown ones deleted, pending groups confirmed.
+         */
+        public long auditMs = 1000;
+    }
+
+    private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
         this.fabric = fabric;
-        this.linkService = new LabLinkService(fabric);
+        LabTopology.State initial;
+        try {
+            String read = OvsTopologyWatcher.ovsVsctl().get();
+            initial = read == null ? LabTopology.State.full(fabric) : OvsTopologyWatcher.parse(fabric, read);
+        } catch (RuntimeException e) {
+            initial = LabTopology.State.full(fabric);
+        }
+        this.topology = new LabTopology(fabric, initial);
+        LabDeviceService deviceService = new LabDeviceService(topology);
+        this.linkService = new LabLinkService(topology);
         this.flowRuleService = new OvsFlowRuleService(fabric, ofctl, ovsExecutor, switchPool);
         this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor);
+        flowRuleService.setAvailability(deviceService::isAvailable);
+        groupService.setAvailability(deviceService::isAvailable);
+        groupService.setAddedOnAudit(settings.auditMs > 0);
         registry.register(CoreService.class, new LabCoreService())
                 .register(StorageService.class, new TestStorageService())
-                .register(DeviceService.class, new LabDeviceService(fabric))
+                .register(DeviceService.class, deviceService)
                 .register(LinkService.class, linkService)
-                .register(HostService.class, new LabHostService(fabric))
+                .register(HostService.class, new LabHostService(topology))
                 .register(FlowRuleService.class, flowRuleService)
                 .register(GroupService.class, groupService)
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
                 .register(ComponentConfigService.class, new ComponentConfigAdapter())
                 .register(EventDeliveryService.class, events);
         this.host = new ComponentHost(registry);
+        this.watcher = new OvsTopologyWatcher(topology, OvsTopologyWatcher.ovsVsctl(), settings.topologyPollMs);
+        if (settings.auditMs > 0) {
+            auditTimer.scheduleWithFixedDelay(() -> {
+                groupService.audit();
+                flowRuleService.audit();
+            }, settings.auditMs, settings.auditMs, TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
@@ -79,7 +114,22 @@ public final class Lab implements AutoCloseable {
      * @throws IllegalStateException if a component or the REST application cannot start
      */
     public static Lab start(LabFabric fabric, Ofctl ofctl, int port, List<String> components) {
-        Lab lab = new Lab(fabric, ofctl);
+        return start(fabric, ofctl, port, components, new Settings());
+    }
+
+    /**
+     * Starts a lab with explicit settings.
+     *
+     * @param fabric     lab fabric
+     * @param ofctl      ovs-ofctl runner
+     * @param port       TCP port on loopback
+     * @param components component class names to host
+     * @param settings   poll periods
+     * @return the running lab
+     * @throws IllegalStateException if a component or the REST application cannot start
+     */
+    public static Lab start(LabFabric fabric, Ofctl ofctl, int port, List<String> components, Settings settings) {
+        Lab lab = new Lab(fabric, ofctl, settings);
         try {
             lab.host.activate(components);
             lab.rest = RestServer.start(REST_APPLICATION,
@@ -119,7 +169,21 @@ public final class Lab implements AutoCloseable {
     }
 
     /**
-     * Returns the link service, to simulate link failures.
+     * Returns what of the fabric exists now.
+     *
+     * @return the topology
+     */
+    public LabTopology topology() {
+        return topology;
+    }
+
+    /** Reads Open vSwitch's database now instead of at the next poll. */
+    public void pollTopology() {
+        watcher.poll();
+    }
+
+    /**
+     * Returns the link service.
      *
      * @return link service
      */
@@ -151,6 +215,8 @@ public final class Lab implements AutoCloseable {
      */
     @Override
     public void close() {
+        watcher.close();
+        auditTimer.shutdownNow();
         if (rest != null) {
             rest.close();
         }

@@ -17,55 +17,87 @@ import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.provider.ProviderId;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * DeviceService over the lab fabric: every bridge is an available OpenFlow switch with the ports
- * the fabric description uses (links and hosts).
+ * DeviceService over the lab fabric: every bridge of the description is a switch; it is available while the
+ * bridge exists, with the ports it has. Like ONOS, a switch that went keeps its device (unavailable): a bridge
+ * deleted raises DEVICE_AVAILABILITY_CHANGED, re-created another one, and ports that come and go on an
+ * available switch raise PORT_ADDED / PORT_REMOVED.
  */
 public class LabDeviceService extends DeviceServiceAdapter {
 
     /** Provider id of everything the lab reports. */
     public static final ProviderId PID = new ProviderId("of", "org.mcast4ai.lab");
 
+    private final LabTopology topology;
     private final Map<DeviceId, Device> devices;
-    private final Map<DeviceId, List<Port>> ports;
     private final ListenerRegistry<DeviceEvent, DeviceListener> listeners = new ListenerRegistry<>();
 
     /**
-     * Creates the device service of a fabric.
+     * Creates the device service of a fabric that is all present and stays so.
      *
      * @param fabric lab fabric
      */
     public LabDeviceService(LabFabric fabric) {
+        this(LabTopology.full(fabric));
+    }
+
+    /**
+     * Creates the device service of a lab topology.
+     *
+     * @param topology what exists
+     */
+    public LabDeviceService(LabTopology topology) {
+        this.topology = topology;
         ImmutableMap.Builder<DeviceId, Device> d = ImmutableMap.builder();
-        ImmutableMap.Builder<DeviceId, List<Port>> p = ImmutableMap.builder();
-        for (LabFabric.Switch s : fabric.switches()) {
+        for (LabFabric.Switch s : topology.fabric().switches()) {
             DeviceId id = DeviceId.deviceId(s.deviceId());
-            Device device = new DefaultDevice(PID, id, Device.Type.SWITCH, "Nicira, Inc.", "Open vSwitch 3.1",
+            d.put(id, new DefaultDevice(PID, id, Device.Type.SWITCH, "Nicira, Inc.", "Open vSwitch 3.1",
                     "mcast4ai-lab", s.dpid(), new ChassisId(Long.parseUnsignedLong(s.dpid(), 16)),
                     DefaultAnnotations.builder().set("name", s.name()).set("role", s.role())
-                            .set("bridge", s.bridge()).set("protocol", "OF_13").build());
-            d.put(id, device);
-            TreeSet<Long> numbers = new TreeSet<>();
-            fabric.links().forEach(l -> {
-                if (l.a().equals(s.deviceId())) {
-                    numbers.add(l.aPort());
-                }
-                if (l.b().equals(s.deviceId())) {
-                    numbers.add(l.bPort());
-                }
-            });
-            fabric.hosts().stream().filter(h -> h.deviceId().equals(s.deviceId())).forEach(h -> numbers.add(h.port()));
-            List<Port> list = new ArrayList<>();
-            numbers.forEach(n -> list.add(new DefaultPort(device, PortNumber.portNumber(n), true)));
-            p.put(id, ImmutableList.copyOf(list));
+                            .set("bridge", s.bridge()).set("protocol", "OF_13").build()));
         }
         devices = d.build();
-        ports = p.build();
+        topology.addObserver(this::changed);
+    }
+
+    private void changed(LabTopology.State before, LabTopology.State after) {
+        for (Device device : devices.values()) {
+            String id = device.id().toString();
+            boolean was = before.devices().contains(id);
+            boolean is = after.devices().contains(id);
+            if (was != is) {
+                listeners.process(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, device));
+                continue;
+            }
+            if (!is) {
+                continue;
+            }
+            for (long p : before.ports(id)) {
+                if (!after.ports(id).contains(p)) {
+                    listeners.process(new DeviceEvent(DeviceEvent.Type.PORT_REMOVED, device, port(device, p)));
+                }
+            }
+            for (long p : after.ports(id)) {
+                if (!before.ports(id).contains(p)) {
+                    listeners.process(new DeviceEvent(DeviceEvent.Type.PORT_ADDED, device, port(device, p)));
+                }
+            }
+        }
+    }
+
+    private static Port port(Device device, long number) {
+        return new DefaultPort(device, PortNumber.portNumber(number), true);
+    }
+
+    private List<Device> available() {
+        Set<String> up = topology.state().devices();
+        return devices.values().stream().filter(d -> up.contains(d.id().toString()))
+                .collect(ImmutableList.toImmutableList());
     }
 
     @Override
@@ -75,7 +107,7 @@ public class LabDeviceService extends DeviceServiceAdapter {
 
     @Override
     public int getAvailableDeviceCount() {
-        return devices.size();
+        return available().size();
     }
 
     @Override
@@ -85,7 +117,7 @@ public class LabDeviceService extends DeviceServiceAdapter {
 
     @Override
     public Iterable<Device> getAvailableDevices() {
-        return devices.values();
+        return available();
     }
 
     @Override
@@ -95,7 +127,7 @@ public class LabDeviceService extends DeviceServiceAdapter {
 
     @Override
     public Iterable<Device> getAvailableDevices(Device.Type type) {
-        return getDevices(type);
+        return type == Device.Type.SWITCH ? available() : ImmutableList.of();
     }
 
     @Override
@@ -105,12 +137,17 @@ public class LabDeviceService extends DeviceServiceAdapter {
 
     @Override
     public MastershipRole getRole(DeviceId deviceId) {
-        return devices.containsKey(deviceId) ? MastershipRole.MASTER : MastershipRole.NONE;
+        return isAvailable(deviceId) ? MastershipRole.MASTER : MastershipRole.NONE;
     }
 
     @Override
     public List<Port> getPorts(DeviceId deviceId) {
-        return ports.getOrDefault(deviceId, ImmutableList.of());
+        Device device = devices.get(deviceId);
+        if (device == null) {
+            return ImmutableList.of();
+        }
+        return topology.state().ports(deviceId.toString()).stream().sorted().map(n -> port(device, n))
+                .collect(Collectors.toUnmodifiableList());
     }
 
     @Override
@@ -120,7 +157,7 @@ public class LabDeviceService extends DeviceServiceAdapter {
 
     @Override
     public boolean isAvailable(DeviceId deviceId) {
-        return devices.containsKey(deviceId);
+        return topology.state().devices().contains(deviceId.toString());
     }
 
     @Override

@@ -293,6 +293,25 @@ public final class LabFabric {
         public String bBridge() {
             return bBridge;
         }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Link)) {
+                return false;
+            }
+            Link l = (Link) o;
+            return a.equals(l.a) && aPort == l.aPort && b.equals(l.b) && bPort == l.bPort;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(a, aPort, b, bPort);
+        }
+
+        @Override
+        public String toString() {
+            return a + "/" + aPort + "-" + b + "/" + bPort;
+        }
     }
 
     /** A host: a network namespace attached to a switch port. */

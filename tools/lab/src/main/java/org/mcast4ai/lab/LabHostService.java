@@ -1,6 +1,6 @@
 package org.mcast4ai.lab;
 
-import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.MacAddress;
@@ -18,55 +18,106 @@ import org.onosproject.net.host.HostEvent;
 import org.onosproject.net.host.HostListener;
 import org.onosproject.net.host.HostServiceAdapter;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * HostService over the lab fabric: every namespace host with its MAC, IPv4 address and location,
- * with id {@code MAC/None}.
+ * HostService over the lab fabric: every namespace host whose veth is plugged into a lab bridge, with its MAC,
+ * IPv4 address and where it is plugged in, with id {@code MAC/None}. A host unplugged (its port deleted, or its
+ * switch gone) raises HOST_REMOVED, plugged back HOST_ADDED, plugged in elsewhere HOST_MOVED: what ONOS's host
+ * location provider does when a port or a device goes down and when a host shows up on another port.
  */
 public class LabHostService extends HostServiceAdapter {
 
-    private final Map<HostId, Host> hosts;
+    private final LabTopology topology;
+    private final List<LabFabric.Host> described;
     private final ListenerRegistry<HostEvent, HostListener> listeners = new ListenerRegistry<>();
+    // the hosts of the current state, built once per change (the app reads hosts on every compile)
+    private volatile Map<HostId, Host> current;
 
     /**
-     * Creates the host service of a fabric.
+     * Creates the host service of a fabric that is all present and stays so.
      *
      * @param fabric lab fabric
      */
     public LabHostService(LabFabric fabric) {
-        ImmutableMap.Builder<HostId, Host> b = ImmutableMap.builder();
-        for (LabFabric.Host h : fabric.hosts()) {
-            MacAddress mac = MacAddress.valueOf(h.mac());
-            HostId id = HostId.hostId(mac, VlanId.NONE);
-            HostLocation location = new HostLocation(DeviceId.deviceId(h.deviceId()),
-                                                     PortNumber.portNumber(h.port()), 0L);
-            b.put(id, new DefaultHost(LabDeviceService.PID, id, mac, VlanId.NONE, location,
-                                      ImmutableSet.of(IpAddress.valueOf(h.ip())),
-                                      DefaultAnnotations.builder().set("name", h.name()).build()));
+        this(LabTopology.full(fabric));
+    }
+
+    /**
+     * Creates the host service of a lab topology.
+     *
+     * @param topology what exists
+     */
+    public LabHostService(LabTopology topology) {
+        this.topology = topology;
+        this.described = topology.fabric().hosts();
+        this.current = hostsOf(topology.state());
+        topology.addObserver(this::changed);
+    }
+
+    private static Host host(LabFabric.Host h, LabTopology.Attachment at) {
+        MacAddress mac = MacAddress.valueOf(h.mac());
+        HostId id = HostId.hostId(mac, VlanId.NONE);
+        HostLocation location = new HostLocation(DeviceId.deviceId(at.deviceId()),
+                PortNumber.portNumber(at.port()), 0L);
+        return new DefaultHost(LabDeviceService.PID, id, mac, VlanId.NONE, location,
+                ImmutableSet.of(IpAddress.valueOf(h.ip())),
+                DefaultAnnotations.builder().set("name", h.name()).build());
+    }
+
+    private Map<HostId, Host> hostsOf(LabTopology.State state) {
+        Map<HostId, Host> out = new java.util.LinkedHashMap<>();
+        for (LabFabric.Host h : described) {
+            LabTopology.Attachment a = state.hosts().get(h.name());
+            if (a != null) {
+                Host host = host(h, a);
+                out.put(host.id(), host);
+            }
         }
-        hosts = b.build();
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    private void changed(LabTopology.State before, LabTopology.State after) {
+        current = hostsOf(after);
+        for (LabFabric.Host h : described) {
+            LabTopology.Attachment was = before.hosts().get(h.name());
+            LabTopology.Attachment is = after.hosts().get(h.name());
+            if (was == null && is != null) {
+                listeners.process(new HostEvent(HostEvent.Type.HOST_ADDED, host(h, is)));
+            } else if (was != null && is == null) {
+                listeners.process(new HostEvent(HostEvent.Type.HOST_REMOVED, host(h, was)));
+            } else if (was != null && !was.equals(is)) {
+                listeners.process(new HostEvent(HostEvent.Type.HOST_MOVED, host(h, is), host(h, was)));
+            }
+        }
     }
 
     private Set<Host> select(Predicate<Host> p) {
-        return hosts.values().stream().filter(p).collect(ImmutableSet.toImmutableSet());
+        ImmutableSet.Builder<Host> out = ImmutableSet.builder();
+        for (Host host : current.values()) {
+            if (p.test(host)) {
+                out.add(host);
+            }
+        }
+        return out.build();
     }
 
     @Override
     public int getHostCount() {
-        return hosts.size();
+        return current.size();
     }
 
     @Override
     public Iterable<Host> getHosts() {
-        return hosts.values();
+        return ImmutableList.copyOf(current.values());
     }
 
     @Override
     public Host getHost(HostId hostId) {
-        return hosts.get(hostId);
+        return current.get(hostId);
     }
 
     @Override
@@ -86,8 +137,7 @@ public class LabHostService extends HostServiceAdapter {
 
     @Override
     public Set<Host> getConnectedHosts(ConnectPoint connectPoint) {
-        return select(h -> h.location().equals(connectPoint)
-                || new ConnectPoint(h.location().deviceId(), h.location().port()).equals(connectPoint));
+        return select(h -> new ConnectPoint(h.location().deviceId(), h.location().port()).equals(connectPoint));
     }
 
     @Override

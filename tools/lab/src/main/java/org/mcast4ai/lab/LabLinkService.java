@@ -1,5 +1,7 @@
 package org.mcast4ai.lab;
 
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.onosproject.event.ListenerRegistry;
 import org.onosproject.net.ConnectPoint;
@@ -11,34 +13,47 @@ import org.onosproject.net.link.LinkEvent;
 import org.onosproject.net.link.LinkListener;
 import org.onosproject.net.link.LinkServiceAdapter;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * LinkService over the lab fabric: every fabric link in both directions, ACTIVE and DIRECT. A link
- * can be taken down and brought back to simulate failures ({@link #setLinkUp}).
+ * LinkService over the lab fabric: every fabric link whose two patch ends exist, in both directions, ACTIVE and
+ * DIRECT. A link that goes (a patch port or a bridge deleted) raises LINK_REMOVED for each direction, one that
+ * comes back LINK_ADDED, as ONOS's link provider does on port status and LLDP.
  */
 public class LabLinkService extends LinkServiceAdapter {
 
-    private final Map<ConnectPoint, Link> bySrc = new ConcurrentHashMap<>();
-    private final Map<ConnectPoint, Link> down = new ConcurrentHashMap<>();
+    private final LabTopology topology;
+    private final Map<LabFabric.Link, List<Link>> directions;
     private final ListenerRegistry<LinkEvent, LinkListener> listeners = new ListenerRegistry<>();
 
     /**
-     * Creates the link service of a fabric.
+     * Creates the link service of a fabric that is all present and stays so.
      *
      * @param fabric lab fabric
      */
     public LabLinkService(LabFabric fabric) {
-        for (LabFabric.Link l : fabric.links()) {
+        this(LabTopology.full(fabric));
+    }
+
+    /**
+     * Creates the link service of a lab topology.
+     *
+     * @param topology what exists
+     */
+    public LabLinkService(LabTopology topology) {
+        this.topology = topology;
+        ImmutableMap.Builder<LabFabric.Link, List<Link>> b = ImmutableMap.builder();
+        for (LabFabric.Link l : topology.fabric().links()) {
             ConnectPoint a = new ConnectPoint(DeviceId.deviceId(l.a()), PortNumber.portNumber(l.aPort()));
-            ConnectPoint b = new ConnectPoint(DeviceId.deviceId(l.b()), PortNumber.portNumber(l.bPort()));
-            bySrc.put(a, link(a, b));
-            bySrc.put(b, link(b, a));
+            ConnectPoint z = new ConnectPoint(DeviceId.deviceId(l.b()), PortNumber.portNumber(l.bPort()));
+            b.put(l, ImmutableList.of(link(a, z), link(z, a)));
         }
+        directions = b.build();
+        topology.addObserver(this::changed);
     }
 
     private static Link link(ConnectPoint src, ConnectPoint dst) {
@@ -46,43 +61,36 @@ public class LabLinkService extends LinkServiceAdapter {
                 .type(Link.Type.DIRECT).state(Link.State.ACTIVE).build();
     }
 
-    /**
-     * Takes the link at a connect point (both directions) down or brings it back up, and notifies
-     * the link listeners (LINK_REMOVED / LINK_ADDED), like ONOS does when a port goes down or up.
-     *
-     * @param end one end of the link
-     * @param up  true to bring the link up, false to take it down
-     * @throws IllegalArgumentException if there is no such link
-     */
-    public void setLinkUp(ConnectPoint end, boolean up) {
-        Map<ConnectPoint, Link> from = up ? down : bySrc;
-        Map<ConnectPoint, Link> to = up ? bySrc : down;
-        Link forward = from.get(end);
-        if (forward == null) {
-            throw new IllegalArgumentException("no " + (up ? "down" : "up") + " link at " + end);
-        }
-        Link reverse = from.get(forward.dst());
-        for (Link l : new Link[]{forward, reverse}) {
-            if (l != null) {
-                from.remove(l.src());
-                to.put(l.src(), l);
-                listeners.process(new LinkEvent(up ? LinkEvent.Type.LINK_ADDED : LinkEvent.Type.LINK_REMOVED, l));
+    private void changed(LabTopology.State before, LabTopology.State after) {
+        directions.forEach((l, both) -> {
+            boolean was = before.links().contains(l);
+            boolean is = after.links().contains(l);
+            if (was != is) {
+                both.forEach(d -> listeners.process(new LinkEvent(is ? LinkEvent.Type.LINK_ADDED
+                        : LinkEvent.Type.LINK_REMOVED, d)));
             }
-        }
+        });
     }
 
     private Set<Link> select(Predicate<Link> p) {
-        return bySrc.values().stream().filter(p).collect(ImmutableSet.toImmutableSet());
+        Set<LabFabric.Link> up = topology.state().links();
+        ImmutableSet.Builder<Link> out = ImmutableSet.builder();
+        directions.forEach((l, both) -> {
+            if (up.contains(l)) {
+                both.stream().filter(p).forEach(out::add);
+            }
+        });
+        return out.build();
     }
 
     @Override
     public int getLinkCount() {
-        return bySrc.size();
+        return 2 * topology.state().links().size();
     }
 
     @Override
     public Iterable<Link> getLinks() {
-        return ImmutableSet.copyOf(bySrc.values());
+        return select(l -> true);
     }
 
     @Override
@@ -122,8 +130,7 @@ public class LabLinkService extends LinkServiceAdapter {
 
     @Override
     public Link getLink(ConnectPoint src, ConnectPoint dst) {
-        Link l = bySrc.get(src);
-        return l != null && Objects.equals(l.dst(), dst) ? l : null;
+        return select(l -> l.src().equals(src) && Objects.equals(l.dst(), dst)).stream().findFirst().orElse(null);
     }
 
     @Override

@@ -27,7 +27,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
@@ -57,6 +61,9 @@ public class OvsFlowRuleService implements FlowRuleService {
     private final Map<FlowId, String> failures = new ConcurrentHashMap<>();
     private final ListenerRegistry<FlowRuleEvent, FlowRuleListener> listeners = new ListenerRegistry<>();
     private volatile UnaryOperator<FlowRule> ruleHook = UnaryOperator.identity();
+    private volatile Predicate<DeviceId> available = d -> true;
+    private final AtomicLong reinstalled = new AtomicLong();
+    private final AtomicLong extraneous = new AtomicLong();
 
     /**
      * Creates the service.
@@ -98,6 +105,87 @@ public class OvsFlowRuleService implements FlowRuleService {
      */
     public void setRuleHook(UnaryOperator<FlowRule> hook) {
         this.ruleHook = hook == null ? UnaryOperator.identity() : hook;
+    }
+
+    /**
+     * Says which devices are connected: operations on any other fail, as ONOS fails a batch for a device that
+     * has no master, and the audit skips them.
+     *
+     * @param available true for a device that is connected
+     */
+    public void setAvailability(Predicate<DeviceId> available) {
+        this.available = available == null ? d -> true : available;
+    }
+
+    /**
+     * Compares every connected bridge's flow table with the stored entries, as ONOS's FlowRuleManager does on
+     * each flow statistics poll: an ADDED entry the switch does not hold is installed again ({@code flowMissing}),
+     * a flow the store does not know is deleted ({@code extraneousFlow}). It runs on the batch executor, so it
+     * never sees a bundle committed and not yet recorded.
+     */
+    public void audit() {
+        executor.execute(this::auditNow);
+    }
+
+    /** @return flows the audit installed again because their switch had lost them */
+    public long reinstalledCount() {
+        return reinstalled.get();
+    }
+
+    /** @return flows the audit deleted because the store did not know them */
+    public long extraneousCount() {
+        return extraneous.get();
+    }
+
+    private static final Pattern COOKIE = Pattern.compile("cookie=0x([0-9a-f]+)");
+
+    private void auditNow() {
+        bridges.forEach((device, bridge) -> {
+            if (!available.test(device)) {
+                return;
+            }
+            Ofctl.Result dump = ofctl.run(List.of("dump-flows", bridge), null);
+            if (!dump.ok()) {
+                return;
+            }
+            Set<Long> held = new java.util.HashSet<>();
+            Matcher m = COOKIE.matcher(dump.output());
+            while (m.find()) {
+                held.add(Long.parseUnsignedLong(m.group(1), 16));
+            }
+            Map<FlowId, FlowEntry> table = entries.getOrDefault(device, Map.of());
+            StringBuilder text = new StringBuilder();
+            List<FlowEntry> missing = new ArrayList<>();
+            for (FlowEntry e : table.values()) {
+                if (e.state() == FlowEntry.FlowEntryState.ADDED && !held.contains(e.id().value())) {
+                    try {
+                        text.append(OfctlTranslator.addLine(ruleHook.apply(e))).append('\n');
+                        missing.add(e);
+                    } catch (UnmappedException x) {
+                        log.warn("cannot re-install {}: {}", e.id(), x.getMessage());
+                    }
+                }
+            }
+            int unknown = 0;
+            for (long cookie : held) {
+                if (!table.containsKey(FlowId.valueOf(cookie))) {
+                    text.append("delete cookie=0x").append(Long.toHexString(cookie)).append("/-1\n");
+                    unknown++;
+                }
+            }
+            if (text.length() == 0) {
+                return;
+            }
+            Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+            if (r.ok()) {
+                reinstalled.addAndGet(missing.size());
+                extraneous.addAndGet(unknown);
+                log.info("audit {}: re-installed {} missing flow(s), deleted {} extraneous", bridge,
+                        missing.size(), unknown);
+            } else {
+                log.warn("audit {}: repair refused: {}", bridge, r.errors());
+            }
+        });
     }
 
     /**
@@ -166,6 +254,9 @@ public class OvsFlowRuleService implements FlowRuleService {
         String bridge = bridges.get(device);
         if (bridge == null) {
             return fail(ops, "device " + device + " is not in the lab fabric");
+        }
+        if (!available.test(device)) {
+            return fail(ops, "device " + device + " is not connected");
         }
         StringBuilder text = new StringBuilder();
         for (FlowRuleOperation op : ops) {

@@ -26,6 +26,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -47,6 +51,10 @@ public class OvsGroupService implements GroupService {
     private final Map<DeviceId, Map<GroupKey, String>> failures = new ConcurrentHashMap<>();
     private final Map<DeviceId, AtomicInteger> nextId = new ConcurrentHashMap<>();
     private final ListenerRegistry<GroupEvent, GroupListener> listeners = new ListenerRegistry<>();
+    private volatile Predicate<DeviceId> available = d -> true;
+    private volatile boolean addedOnAudit;
+    private final AtomicLong reinstalled = new AtomicLong();
+    private final AtomicLong extraneous = new AtomicLong();
 
     /**
      * Creates the service.
@@ -60,6 +68,105 @@ public class OvsGroupService implements GroupService {
                 s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
         this.ofctl = ofctl;
         this.executor = executor;
+    }
+
+    /**
+     * Says which devices are connected: operations on any other fail and the audit skips them.
+     *
+     * @param available true for a device that is connected
+     */
+    public void setAvailability(Predicate<DeviceId> available) {
+        this.available = available == null ? d -> true : available;
+    }
+
+    /**
+     * Makes a group ADDED (GROUP_ADDED) only when an {@link #audit} finds it on its switch, as ONOS 2.7 does on
+     * its group statistics poll, instead of as soon as the switch took it.
+     *
+     * @param onAudit true for ONOS's behaviour
+     */
+    public void setAddedOnAudit(boolean onAudit) {
+        this.addedOnAudit = onAudit;
+    }
+
+    /** @return groups the audit installed again because their switch had lost them */
+    public long reinstalledCount() {
+        return reinstalled.get();
+    }
+
+    /** @return groups the audit deleted because the store did not know them */
+    public long extraneousCount() {
+        return extraneous.get();
+    }
+
+    /**
+     * Compares every connected bridge's group table with the stored groups, as ONOS's group subsystem does on
+     * each group statistics poll: a pending group found on the switch becomes ADDED, an ADDED group the switch
+     * lost is added again, a group the store does not know is deleted. Runs on the shared executor, so groups
+     * are repaired before the flows that point to them.
+     */
+    public void audit() {
+        executor.execute(this::auditNow);
+    }
+
+    private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");
+
+    private void auditNow() {
+        bridges.forEach((device, bridge) -> {
+            if (!available.test(device)) {
+                return;
+            }
+            Ofctl.Result dump = ofctl.run(List.of("dump-groups", bridge), null);
+            if (!dump.ok()) {
+                return;
+            }
+            java.util.Set<Integer> held = new java.util.HashSet<>();
+            Matcher m = GROUP_ID.matcher(dump.output());
+            while (m.find()) {
+                held.add(Integer.parseUnsignedInt(m.group(1)));
+            }
+            Map<GroupKey, DefaultGroup> table = groups.getOrDefault(device, Map.of());
+            java.util.Set<Integer> known = new java.util.HashSet<>();
+            StringBuilder text = new StringBuilder();
+            List<DefaultGroup> confirmed = new ArrayList<>();
+            int missing = 0;
+            for (DefaultGroup g : table.values()) {
+                known.add(g.id().id());
+                boolean there = held.contains(g.id().id());
+                if (there && g.state() == Group.GroupState.PENDING_ADD) {
+                    confirmed.add(g);
+                } else if (!there && g.state() == Group.GroupState.ADDED) {
+                    try {
+                        text.append("add ").append(OfctlTranslator.group(g.id().id(), g)).append('\n');
+                        missing++;
+                    } catch (UnmappedException x) {
+                        log.warn("cannot re-install group {}: {}", g.id(), x.getMessage());
+                    }
+                }
+            }
+            int unknown = 0;
+            for (int id : held) {
+                if (!known.contains(id)) {
+                    text.append("delete group_id=").append(Integer.toUnsignedString(id)).append('\n');
+                    unknown++;
+                }
+            }
+            if (text.length() > 0) {
+                Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), text.toString());
+                if (r.ok()) {
+                    reinstalled.addAndGet(missing);
+                    extraneous.addAndGet(unknown);
+                    log.info("audit {}: re-installed {} missing group(s), deleted {} extraneous", bridge, missing,
+                            unknown);
+                } else {
+                    log.warn("audit {}: group repair refused: {}", bridge, r.errors());
+                }
+            }
+            for (DefaultGroup g : confirmed) {
+                g.setState(Group.GroupState.ADDED);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g));
+            }
+        });
     }
 
     /**
@@ -81,9 +188,13 @@ public class OvsGroupService implements GroupService {
             DefaultGroup group = new DefaultGroup(GroupId.valueOf(id), desc);
             String error = program(desc.deviceId(), "add", id, desc);
             if (error == null) {
-                group.setState(Group.GroupState.ADDED);
                 groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
-                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, group));
+                if (addedOnAudit) {
+                    group.setState(Group.GroupState.PENDING_ADD);
+                } else {
+                    group.setState(Group.GroupState.ADDED);
+                    listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, group));
+                }
             } else {
                 group.setState(Group.GroupState.PENDING_ADD); // what ONOS shows for a group the switch refused
                 recordFailure(desc.deviceId(), desc.appCookie(), error);
@@ -96,6 +207,9 @@ public class OvsGroupService implements GroupService {
         String bridge = bridges.get(device);
         if (bridge == null) {
             return "device " + device + " is not in the lab fabric";
+        }
+        if (!available.test(device)) {
+            return "device " + device + " is not connected";
         }
         String line;
         try {

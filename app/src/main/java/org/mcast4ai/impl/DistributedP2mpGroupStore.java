@@ -303,6 +303,15 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     }
 
     @Override
+    public Map<P2mpGroupId, GroupPlan> uncertainPlans() {
+        ImmutableMap.Builder<P2mpGroupId, GroupPlan> b = ImmutableMap.builder();
+        for (Map.Entry<Long, Versioned<GroupPlan>> e : uncertain.entrySet()) {
+            b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
+        }
+        return b.build();
+    }
+
+    @Override
     public Map<P2mpGroupId, BitmapStamp> installedStamps() {
         ImmutableMap.Builder<P2mpGroupId, BitmapStamp> b = ImmutableMap.builder();
         for (Map.Entry<Long, Versioned<BitmapStamp>> e : stamps.entrySet()) {

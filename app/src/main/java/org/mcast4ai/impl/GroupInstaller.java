@@ -50,6 +50,7 @@ final class GroupInstaller {
     private final IntSupplier timeoutMs;
 
     private final Map<Long, InstallAttempt> inFlight = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.LongAdder repairs = new java.util.concurrent.atomic.LongAdder();
     private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
 
     GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
@@ -65,6 +66,25 @@ final class GroupInstaller {
         this.timer = timer;
         this.clock = clock;
         this.timeoutMs = timeoutMs;
+    }
+
+    /**
+     * @param group a settled group
+     * @return true if ONOS's flow store lacks an entry its record says is installed (reads only)
+     */
+    boolean needsRepair(P2mpGroup group) {
+        P2mpGroupId id = group.id();
+        if (!programmer.missing(group, store.installedPlan(id)).branches().isEmpty()) {
+            return true;
+        }
+        BitmapStamp stamp = store.installedStamp(id);
+        return stamp != null && bitmaps.programmer() != null
+                && !bitmaps.programmer().holds(stamp, programmer::connected);
+    }
+
+    /** @return how many times a group's entries were found missing from the switches and sent again */
+    long repairCount() {
+        return repairs.sum();
     }
 
     /** @return ids of groups that wait for the fabric to reach more receivers (DEGRADED or unreachable) */
@@ -94,6 +114,11 @@ final class GroupInstaller {
         switch (group.state()) {
             case WITHDRAWN:
                 index.remove(id.value());
+                if (programmer.reachable(store.uncertainPlan(id))) {
+                    // entries left on a switch that was gone when the group was withdrawn: it is back
+                    send(group, new InstallAttempt(GroupPlan.empty(), store.uncertainPlan(id), GroupPlan.empty(),
+                            GroupState.WITHDRAWN, "removed entries left on a switch that came back"));
+                }
                 break;
             case WITHDRAWING:
                 withdraw(group);
@@ -113,6 +138,13 @@ final class GroupInstaller {
         FabricSnapshot fabric = view.snapshot();
         BitmapDecision bd = bitmaps.decide(group, fabric);
         BitmapStamp installedStamp = store.installedStamp(id);
+        if (installedStamp != null && store.uncertainStamp(id) == null && bitmaps.programmer() != null
+                && !bitmaps.programmer().holds(installedStamp, programmer::connected)) {
+            // the stamp is sent again in full, as an unacknowledged one would be
+            repairs.increment();
+            log.info("Group {}: stamp rules missing on the source leaf; sending them again", id);
+            store.setUncertainStamp(id, installedStamp);
+        }
         if (bd.choice.failure() == null && bd.choice.mode() == ReplicationMode.BITMAP) {
             installBitmap(step, settled, bd, installedStamp, fabric);
             return;
@@ -126,6 +158,14 @@ final class GroupInstaller {
         }
         GroupPlan installed = store.installedPlan(id);
         GroupPlan uncertain = store.uncertainPlan(id);
+        // level-triggered: what the record says is installed is checked against ONOS's flow store, and what is
+        // missing there (a restart of ONOS, a purge) is sent again with the rest
+        GroupPlan lost = programmer.missing(group, installed);
+        if (!lost.branches().isEmpty()) {
+            repairs.increment();
+            log.info("Group {}: rules missing on {}; sending them again", id, lost.branches().keySet());
+            uncertain = InstallAttempt.union(uncertain, lost);
+        }
         GroupPlan target;
         GroupState outcome;
         String reason;
@@ -158,7 +198,7 @@ final class GroupInstaller {
         }
         waitsForFabric(id, outcome);
         Set<DeviceId> changed = target.changedDevices(installed);
-        boolean quiet = changed.isEmpty() && uncertain.branches().isEmpty();
+        boolean quiet = changed.isEmpty() && !programmer.reachable(uncertain);
         BitmapStamp uncertainStamp = store.uncertainStamp(id);
         if (settled && quiet && installedStamp == null && uncertainStamp == null
                 && CompileStep.recorded(group, bd) && outcome == group.state()
@@ -175,8 +215,9 @@ final class GroupInstaller {
             step.finish(outcome, reason, unreachable);
             return;
         }
-        P2mpGroup sending = step.finish(GroupState.INSTALLING,
-                "programming " + Math.max(1, changed.size()) + " switch(es)", unreachable);
+        P2mpGroup sending = step.finish(GroupState.INSTALLING, lost.branches().isEmpty()
+                ? "programming " + Math.max(1, changed.size()) + " switch(es)"
+                : "repairing: rules missing on " + lost.branches().keySet(), unreachable);
         if (sending != null) {
             send(sending, new InstallAttempt(installed, uncertain, target, outcome, reason));
         }
@@ -243,7 +284,9 @@ final class GroupInstaller {
         }
         P2mpGroup sending = step.finish(GroupState.INSTALLING, "programming the source leaf's stamp", unreachable);
         if (sending != null) {
-            send(sending, new InstallAttempt(installedStamp, target, GroupState.INSTALLING, outcome, reason));
+            // an unacknowledged stamp equal to the target is sent again whole: it may be missing from the leaf
+            send(sending, new InstallAttempt(uncertainStamp != null ? null : installedStamp, target,
+                    GroupState.INSTALLING, outcome, reason));
         }
     }
 
@@ -318,6 +361,13 @@ final class GroupInstaller {
 
             @Override
             public void onError(FlowRuleOperations ops) {
+                Set<DeviceId> failed = InstallAttempt.devicesOf(ops);
+                if (!failed.isEmpty() && failed.stream().noneMatch(programmer::connected)) {
+                    // the switches went away under the batch: not the group's failure; the topology change
+                    // recompiles it, and the uncertain record written ahead says what may be left
+                    later(group.id(), () -> interrupted(group.id(), attempt, failed));
+                    return;
+                }
                 String why = InstallAttempt.rejected(ops);
                 later(group.id(), () -> completed(group.id(), attempt, why));
             }
@@ -334,8 +384,10 @@ final class GroupInstaller {
                 // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have
                 // left
                 store.setUncertainPlan(group.id(), InstallAttempt.union(attempt.uncertain, attempt.target));
-                attempt.devices = programmer.program(group, attempt.installed, attempt.uncertain, attempt.target,
-                        context);
+                OpenFlowTreeProgrammer.Batch batch = programmer.program(group, attempt.installed, attempt.uncertain,
+                        attempt.target, context);
+                attempt.left = batch.left;
+                attempt.devices = batch.devices;
             }
         } catch (RuntimeException e) {
             log.warn("Sending the entries of group {} failed", group.id(), e);
@@ -362,6 +414,18 @@ final class GroupInstaller {
         }
     }
 
+    private void interrupted(P2mpGroupId id, InstallAttempt attempt, Set<DeviceId> gone) {
+        if (!inFlight.remove(id.value(), attempt)) {
+            return;
+        }
+        Future<?> pending = attempt.timeout;
+        if (pending != null) {
+            pending.cancel(false);
+        }
+        log.info("Group {}: switch(es) {} disconnected during programming; reconciling again", id, gone);
+        reconcile(id, "switch(es) " + gone + " disconnected during programming");
+    }
+
     private void completed(P2mpGroupId id, InstallAttempt attempt, String error) {
         if (!inFlight.remove(id.value(), attempt)) {
             if (error != null) {
@@ -382,7 +446,7 @@ final class GroupInstaller {
                 store.setUncertainStamp(id, null);
             } else {
                 store.setInstalledPlan(id, attempt.target);
-                store.setUncertainPlan(id, GroupPlan.empty());
+                store.setUncertainPlan(id, attempt.left);
             }
             if (attempt.withdrawal()) {
                 index.remove(id.value());

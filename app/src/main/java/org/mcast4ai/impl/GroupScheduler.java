@@ -5,6 +5,7 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.ReplicationMode;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.intent.WorkPartitionService;
 import org.slf4j.Logger;
 
@@ -126,6 +127,59 @@ final class GroupScheduler {
                 schedule(g.id(), "static BITMAP tables in place");
             }
         }
+    }
+
+    /**
+     * A switch is connected again (runs on lane 0): every owned group whose record puts entries on it, in any
+     * state, is reconciled, so that lost entries are sent again and entries left there while it was gone are
+     * removed.
+     *
+     * @param device the switch
+     */
+    void deviceReturned(DeviceId device) {
+        Set<P2mpGroupId> todo = new LinkedHashSet<>();
+        store.installedPlans().forEach((id, plan) -> {
+            if (plan.branches().containsKey(device)) {
+                todo.add(id);
+            }
+        });
+        store.uncertainPlans().forEach((id, plan) -> {
+            if (plan.branches().containsKey(device)) {
+                todo.add(id);
+            }
+        });
+        store.installedStamps().forEach((id, stamp) -> todo.add(id));
+        for (P2mpGroupId id : todo) {
+            if (isMine(id)) {
+                schedule(id, "device " + device + " connected again");
+            }
+        }
+    }
+
+    /**
+     * Compares every owned settled group's record with ONOS's flow store and reconciles those with something
+     * missing (runs on lane 0; reads only).
+     *
+     * @return groups scheduled for repair
+     */
+    int audit() {
+        int n = 0;
+        for (P2mpGroup g : store.getAll()) {
+            if ((g.state() == GroupState.INSTALLED || g.state() == GroupState.DEGRADED) && isMine(g.id())
+                    && installer.needsRepair(g)) {
+                schedule(g.id(), "audit: entries missing from the switches");
+                n++;
+            }
+        }
+        audits.increment();
+        return n;
+    }
+
+    private final java.util.concurrent.atomic.LongAdder audits = new java.util.concurrent.atomic.LongAdder();
+
+    /** @return audits run */
+    long auditCount() {
+        return audits.sum();
     }
 
     /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */

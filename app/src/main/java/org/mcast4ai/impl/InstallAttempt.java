@@ -35,6 +35,8 @@ final class InstallAttempt {
     final BitmapStamp stampTo;
     GroupState expected;
     volatile Set<DeviceId> devices = Set.of();
+    // entries on switches that were not connected when the batch was sent: still to be removed
+    volatile GroupPlan left = GroupPlan.empty();
     volatile boolean rerun;
     // cancelled on completion so that finished attempts do not stay reachable from the timer queue
     volatile Future<?> timeout;
@@ -97,6 +99,16 @@ final class InstallAttempt {
         }
         String names = endpoints.stream().limit(8).map(Endpoint::toString).collect(Collectors.joining(", "));
         return ": " + names + (endpoints.size() > 8 ? ", ..." : "");
+    }
+
+    /**
+     * @param ops the failed operations ONOS reports
+     * @return the devices they were for
+     */
+    static Set<DeviceId> devicesOf(FlowRuleOperations ops) {
+        Set<DeviceId> out = new java.util.LinkedHashSet<>();
+        ops.stages().forEach(stage -> stage.forEach(op -> out.add(op.rule().deviceId())));
+        return out;
     }
 
     /**

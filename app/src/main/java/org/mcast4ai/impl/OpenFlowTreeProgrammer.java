@@ -13,6 +13,7 @@ import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.DefaultFlowRule;
 import org.onosproject.net.flow.DefaultTrafficSelector;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -46,6 +48,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * rules on switches whose branch changed (adding a rule with the same match and priority replaces it), and
  * only then removes rules the new tree no longer needs. FlowRuleManager runs the stages in order, each after
  * the previous one is acknowledged.
+ *
+ * <p>A switch that is not connected is not asked to remove anything: ONOS would fail the whole batch for it,
+ * and the groups that used to cross it have moved on. Its entries are handed back as left behind
+ * ({@link Batch#left}), recorded as uncertain and removed when it returns.
  */
 final class OpenFlowTreeProgrammer {
     private static final int MAX_TREATMENTS = 4096;
@@ -53,12 +59,28 @@ final class OpenFlowTreeProgrammer {
     private final FlowRuleService flowRuleService;
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final ApplicationId appId;
+    private final Predicate<DeviceId> connected;
     private volatile int tableId;
 
-    OpenFlowTreeProgrammer(FlowRuleService flowRuleService, ApplicationId appId, int tableId) {
+    /** What {@link #program} sent. */
+    static final class Batch {
+        /** Devices the batch touches (empty: nothing was sent, the context is not called). */
+        final Set<DeviceId> devices;
+        /** Entries left on switches that are not connected: still to be removed when they return. */
+        final GroupPlan left;
+
+        Batch(Set<DeviceId> devices, GroupPlan left) {
+            this.devices = devices;
+            this.left = left;
+        }
+    }
+
+    OpenFlowTreeProgrammer(FlowRuleService flowRuleService, ApplicationId appId, int tableId,
+                           Predicate<DeviceId> connected) {
         this.flowRuleService = flowRuleService;
         this.appId = appId;
         this.tableId = tableId;
+        this.connected = connected;
     }
 
     /** @param tableId flow table the group rules go into from now on */
@@ -169,13 +191,14 @@ final class OpenFlowTreeProgrammer {
      * @param uncertain what earlier unacknowledged batches may have left
      * @param target    what the switches should hold
      * @param context   completion callbacks
-     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
+     * @return what was sent and what is left on switches that are not connected
      */
-    Set<DeviceId> program(P2mpGroup group, GroupPlan installed, GroupPlan uncertain, GroupPlan target,
-                          FlowRuleOperationsContext context) {
+    Batch program(P2mpGroup group, GroupPlan installed, GroupPlan uncertain, GroupPlan target,
+                  FlowRuleOperationsContext context) {
         List<FlowRule> fresh = new ArrayList<>();
         List<FlowRule> replaced = new ArrayList<>();
         Map<ConnectPoint, FlowRule> stale = new LinkedHashMap<>();
+        Map<DeviceId, GroupPlan.Branch> left = new LinkedHashMap<>();
         Set<DeviceId> touched = new LinkedHashSet<>();
         for (Map.Entry<DeviceId, GroupPlan.Branch> e : target.branches().entrySet()) {
             DeviceId d = e.getKey();
@@ -192,14 +215,19 @@ final class OpenFlowTreeProgrammer {
                 GroupPlan.Branch now = target.branches().get(e.getKey());
                 // a different in port is a different match: the old rule does not get replaced, it must go
                 if (now == null || !now.inPort().equals(e.getValue().inPort())) {
+                    if (!connected.test(e.getKey())) {
+                        left.putIfAbsent(e.getKey(), e.getValue());
+                        continue;
+                    }
                     stale.putIfAbsent(new ConnectPoint(e.getKey(), e.getValue().inPort()),
                             removal(group, e.getKey(), e.getValue().inPort()));
                     touched.add(e.getKey());
                 }
             }
         }
+        GroupPlan leftPlan = left.isEmpty() ? GroupPlan.empty() : new GroupPlan(left, List.of());
         if (touched.isEmpty()) {
-            return touched;
+            return new Batch(touched, leftPlan);
         }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         boolean staged = false;
@@ -207,7 +235,55 @@ final class OpenFlowTreeProgrammer {
         staged = stage(ops, replaced, true, staged);
         stage(ops, new ArrayList<>(stale.values()), false, staged);
         flowRuleService.apply(ops.build(context));
-        return touched;
+        return new Batch(touched, leftPlan);
+    }
+
+    /**
+     * @param device a device
+     * @return true if it is connected (ONOS can program it)
+     */
+    boolean connected(DeviceId device) {
+        return connected.test(device);
+    }
+
+    /**
+     * @param plan entries that may be on the switches
+     * @return true if some of them are on a connected switch (a batch can do something about them)
+     */
+    boolean reachable(GroupPlan plan) {
+        for (DeviceId d : plan.branches().keySet()) {
+            if (connected.test(d)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The branches of a plan whose rule ONOS's flow store does not hold on a connected switch: lost by a
+     * restart of ONOS (it does not keep its flow table), a purge, or anything else that went around the app.
+     *
+     * @param group the group
+     * @param plan  what the app's record says the switches hold
+     * @return the branches to send again (empty if none)
+     */
+    GroupPlan missing(P2mpGroup group, GroupPlan plan) {
+        Map<DeviceId, GroupPlan.Branch> lost = null;
+        for (Map.Entry<DeviceId, GroupPlan.Branch> e : plan.branches().entrySet()) {
+            if (!connected.test(e.getKey())) {
+                continue;
+            }
+            FlowEntry entry = flowRuleService.getFlowEntry(removal(group, e.getKey(), e.getValue().inPort()));
+            if (entry == null || entry.state() == FlowEntry.FlowEntryState.FAILED
+                    || entry.state() == FlowEntry.FlowEntryState.REMOVED
+                    || entry.state() == FlowEntry.FlowEntryState.PENDING_REMOVE) {
+                if (lost == null) {
+                    lost = new LinkedHashMap<>();
+                }
+                lost.put(e.getKey(), e.getValue());
+            }
+        }
+        return lost == null ? GroupPlan.empty() : new GroupPlan(lost, List.of());
     }
 
     private static boolean stage(FlowRuleOperations.Builder ops, List<FlowRule> rules, boolean add,

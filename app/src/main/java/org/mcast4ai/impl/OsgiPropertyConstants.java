@@ -33,6 +33,11 @@ public final class OsgiPropertyConstants {
     /** Default installer threads: one per core. */
     public static final int INSTALLER_THREADS_DEFAULT = 0;
 
+    /** Period of the audit of groups' records against ONOS's flow store. */
+    public static final String AUDIT_INTERVAL_MS = "auditIntervalMs";
+    /** Default audit period: 10 s (ONOS itself repairs what its own store holds on every flow poll). */
+    public static final int AUDIT_INTERVAL_MS_DEFAULT = 10000;
+
     private OsgiPropertyConstants() {
     }
 }

@@ -58,6 +58,8 @@ import java.util.concurrent.TimeUnit;
 
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.AUDIT_INTERVAL_MS;
+import static org.mcast4ai.impl.OsgiPropertyConstants.AUDIT_INTERVAL_MS_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID;
 import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.INSTALL_TIMEOUT_MS;
@@ -86,6 +88,7 @@ import static org.slf4j.LoggerFactory.getLogger;
                 FLOW_TABLE_ID + ":Integer=" + FLOW_TABLE_ID_DEFAULT,
                 INSTALL_TIMEOUT_MS + ":Integer=" + INSTALL_TIMEOUT_MS_DEFAULT,
                 INSTALLER_THREADS + ":Integer=" + INSTALLER_THREADS_DEFAULT,
+                AUDIT_INTERVAL_MS + ":Integer=" + AUDIT_INTERVAL_MS_DEFAULT,
         })
 public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2mpGroupListener>
         implements P2mpGroupAdminService {
@@ -141,6 +144,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     /** Threads that compile and program groups (a group always on the same one); 0: one per core, at most 8. */
     private int installerThreads = INSTALLER_THREADS_DEFAULT;
 
+    /** Milliseconds between audits of the groups' records against ONOS's flow store; 0 turns the audit off. */
+    private int auditIntervalMs = AUDIT_INTERVAL_MS_DEFAULT;
+
     // Set by tests before activate (then it is the only lane); otherwise lanes are created on activate.
     Executor executor;
     ScheduledExecutorService timer;
@@ -160,6 +166,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private GroupInstaller installer;
     private TopologyMonitor topology;
     private GroupScheduler scheduler;
+    private java.util.concurrent.ScheduledFuture<?> audit;
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
 
@@ -202,7 +209,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         hostResolver = new HostResolver(hostService);
         validator = new RequestValidator(hostResolver);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
-        programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId);
+        programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
         index = new GroupIndex();
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
@@ -211,7 +218,17 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
-                lanes.fabricExecutor(), scheduler::topologyChanged);
+                lanes.fabricExecutor(), new TopologyMonitor.Handler() {
+                    @Override
+                    public void affected(Set<Long> groups, boolean improvement, String why) {
+                        scheduler.topologyChanged(groups, improvement, why);
+                    }
+
+                    @Override
+                    public void deviceReturned(org.onosproject.net.DeviceId device) {
+                        scheduler.deviceReturned(device);
+                    }
+                });
         if (eventDispatcher != null) {
             eventDispatcher.addSink(P2mpGroupEvent.class, listenerRegistry);
         }
@@ -220,6 +237,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         topology.start();
         workPartitionService.addListener(partitionListener);
         scheduler.later(scheduler::resumeOwnedGroups);
+        // after a restart ONOS's flow store is empty while the records say INSTALLED: the first audit sends the
+        // entries again before anything else is asked of the switches
+        scheduler.later(scheduler::audit);
+        if (auditIntervalMs > 0) {
+            audit = timer.scheduleWithFixedDelay(() -> scheduler.later(scheduler::audit), auditIntervalMs,
+                    auditIntervalMs, TimeUnit.MILLISECONDS);
+        }
         log.info("Started with {} installer thread(s)", lanes.size());
     }
 
@@ -231,6 +255,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     @Deactivate
     protected void deactivate(ComponentContext context) {
         workPartitionService.removeListener(partitionListener);
+        if (audit != null) {
+            audit.cancel(false);
+            audit = null;
+        }
         if (topology != null) {
             topology.stop();
         }
@@ -290,6 +318,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         Integer timeout = Tools.getIntegerProperty(properties, INSTALL_TIMEOUT_MS);
         if (timeout != null && timeout >= 0) {
             installTimeoutMs = timeout;
+        }
+        Integer auditMs = Tools.getIntegerProperty(properties, AUDIT_INTERVAL_MS);
+        if (auditMs != null && auditMs >= 0) {
+            auditIntervalMs = auditMs;
         }
         Integer threads = Tools.getIntegerProperty(properties, INSTALLER_THREADS);
         if (threads != null && (threads < 0 || threads > 64)) {

@@ -101,6 +101,9 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
     /** @return every non-empty installed plan by group */
     Map<P2mpGroupId, GroupPlan> installedPlans();
 
+    /** @return every group's uncertain plan (groups without one are left out) */
+    Map<P2mpGroupId, GroupPlan> uncertainPlans();
+
     /**
      * @param tenant tenant
      * @return how many groups (any state) the tenant holds

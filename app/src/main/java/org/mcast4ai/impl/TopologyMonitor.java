@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.Link;
 import org.onosproject.net.LinkKey;
 import org.onosproject.net.device.DeviceEvent;
@@ -32,6 +33,13 @@ final class TopologyMonitor {
          * @param why         the change, for the state history
          */
         void affected(Set<Long> groups, boolean improvement, String why);
+
+        /**
+         * A switch is connected again: what the groups' records say it holds must be checked against it.
+         *
+         * @param device the switch
+         */
+        void deviceReturned(DeviceId device);
     }
 
     private final DeviceService deviceService;
@@ -96,6 +104,9 @@ final class TopologyMonitor {
                         && deviceService.isAvailable(event.subject().id());
                 changed(up ? ImmutableSet.of() : index.byDevice(event.subject().id()), up,
                         "device " + event.subject().id() + (up ? " up" : " down"));
+                if (up) {
+                    handler.deviceReturned(event.subject().id());
+                }
             });
         }
     }

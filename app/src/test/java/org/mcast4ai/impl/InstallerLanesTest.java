@@ -67,6 +67,12 @@ class InstallerLanesTest {
                 ops.callback().onSuccess(ops);
             });
         }
+
+        @Override
+        public org.onosproject.net.flow.FlowEntry getFlowEntry(org.onosproject.net.flow.FlowRule rule) {
+            return tables.getOrDefault(rule.deviceId(), Map.of()).containsKey(rule.id())
+                    ? new org.onosproject.net.flow.DefaultFlowEntry(rule) : null;
+        }
     }
 
     @AfterEach

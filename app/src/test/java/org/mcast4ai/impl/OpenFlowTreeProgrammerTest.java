@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OpenFlowTreeProgrammerTest {
     private static final DefaultApplicationId APP = new DefaultApplicationId(7, "org.mcast4ai.app");
-    private final OpenFlowTreeProgrammer programmer = new OpenFlowTreeProgrammer(new FlowRuleServiceAdapter(), APP, 0);
+    private final OpenFlowTreeProgrammer programmer =
+            new OpenFlowTreeProgrammer(new FlowRuleServiceAdapter(), APP, 0, d -> true);
 
     private static P2mpGroup group(String address) {
         P2mpGroupRequest r = P2mpGroupRequest.builder().key(GroupKey.of("t", "g")).jobId("j")
@@ -82,7 +83,7 @@ class OpenFlowTreeProgrammerTest {
         }
         assertEquals(rules, ids.size());
         assertNotEquals(programmer.rule(group("239.77.0.1"), TestFabric.leaf(1), branch(1, 2)).id(),
-                new OpenFlowTreeProgrammer(new FlowRuleServiceAdapter(), APP, 5)
+                new OpenFlowTreeProgrammer(new FlowRuleServiceAdapter(), APP, 5, d -> true)
                         .rule(group("239.77.0.1"), TestFabric.leaf(1), branch(1, 2)).id(),
                 "the table is part of the match");
     }

@@ -114,6 +114,23 @@ final class RecordingFlowRuleService extends FlowRuleServiceAdapter {
         return tables.values().stream().flatMap(t -> t.values().stream()).collect(Collectors.toList());
     }
 
+    @Override
+    public org.onosproject.net.flow.FlowEntry getFlowEntry(FlowRule rule) {
+        FlowRule r = tables.getOrDefault(rule.deviceId(), Map.of()).get(key(rule));
+        return r == null ? null : new org.onosproject.net.flow.DefaultFlowEntry(r,
+                org.onosproject.net.flow.FlowEntry.FlowEntryState.ADDED);
+    }
+
+    /**
+     * Deletes a rule from the model of a switch and from what the flow store knows, as a purge or a restart
+     * of ONOS would.
+     *
+     * @param rule the rule (its match)
+     */
+    void lose(FlowRule rule) {
+        tables.getOrDefault(rule.deviceId(), new LinkedHashMap<>()).remove(key(rule));
+    }
+
     private static String key(FlowRule r) {
         return r.deviceId() + "|" + r.tableId() + "|" + r.priority() + "|" + r.selector();
     }

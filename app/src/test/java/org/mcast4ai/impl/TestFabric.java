@@ -155,6 +155,8 @@ final class TestFabric {
         }
     }
 
+    private final java.util.Map<DeviceId, List<Link>> linksOfDown = new java.util.HashMap<>();
+
     /** Takes a device down (unavailable) and its links with it. */
     void deviceDown(DeviceId id) {
         down.add(id);
@@ -162,9 +164,20 @@ final class TestFabric {
         List<Link> gone = linkList.stream()
                 .filter(k -> k.src().deviceId().equals(id) || k.dst().deviceId().equals(id))
                 .collect(Collectors.toList());
+        linksOfDown.put(id, gone);
         linkList.removeAll(gone);
         for (Link k : gone) {
             links.fire(new LinkEvent(LinkEvent.Type.LINK_REMOVED, k));
+        }
+    }
+
+    /** Brings a device taken down back with its links, in ONOS's order: the device, then its links. */
+    void deviceUp(DeviceId id) {
+        down.remove(id);
+        devices.fire(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, deviceMap.get(id)));
+        for (Link k : linksOfDown.getOrDefault(id, List.of())) {
+            linkList.add(k);
+            links.fire(new LinkEvent(LinkEvent.Type.LINK_ADDED, k));
         }
     }
 

@@ -11,6 +11,7 @@ import org.mcast4ai.api.P2mpGroupRequest;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
 import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 
 import java.util.List;
@@ -141,8 +142,53 @@ class TopologyChangeTest {
         h.fabric.deviceDown(spine(s));
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
-        assertTrue(h.flows.rulesOn(spine(s)).isEmpty());
+        for (FlowRuleOperations ops : h.flows.batches()) {
+            assertFalse(RecordingFlowRuleService.devices(ops).contains(spine(s)) && ops != h.flows.batches().get(0),
+                    "nothing is asked of a switch that is gone (ONOS would fail the whole batch): " + ops);
+        }
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
+        assertEquals(Set.of(spine(s)), h.store.uncertainPlan(g.id()).branches().keySet(),
+                "the gone spine's rule is remembered as left there");
+
+        // the spine returns holding its old rule: it is removed, and the group stays where it is
+        h.fabric.deviceUp(spine(s));
+        h.flows.ackAll();
+        assertTrue(h.flows.rulesOn(spine(s)).isEmpty(), "the rule left on the returning spine is removed");
+        assertTrue(h.store.uncertainPlan(g.id()).branches().isEmpty());
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
+    }
+
+    @Test
+    void withdrawnWhileASwitchIsGoneRemovesItsRuleWhenItReturns() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1, 4, 2);
+        int s = spineFrom(g, leaf(1));
+        h.fabric.deviceDown(spine(s));
+        h.flows.ackAll();
+        h.manager.withdraw(g.id());
+        h.flows.ackAll();
+        assertEquals(GroupState.WITHDRAWN, h.get(g.id()).state());
+        assertEquals(1, h.flows.rulesOn(spine(s)).size(), "the gone spine still holds the rule");
+        h.fabric.deviceUp(spine(s));
+        h.flows.ackAll();
+        assertTrue(h.flows.allRules().isEmpty(), "nothing of the group is left anywhere: " + h.flows.allRules());
+    }
+
+    @Test
+    void recompileSendsAgainWhatTheSwitchesLost() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1, 4, 2);
+        int before = h.flows.batches().size();
+        FlowRule lost = h.flows.rulesOn(leaf(2)).get(0);
+        h.flows.lose(lost);
+        h.manager.recompile(g.id());
+        h.flows.ackAll();
+        assertEquals(before + 1, h.flows.batches().size(), "one repair batch");
+        assertEquals(Set.of(leaf(2)), RecordingFlowRuleService.devices(h.flows.lastBatch()),
+                "only what was lost is sent");
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
+        assertTrue(h.get(g.id()).history().stream().anyMatch(c -> c.reason().startsWith("repairing")),
+                "the repair is in the group's history");
     }
 
     @Test

@@ -288,6 +288,27 @@ public final class OpenFlowBitmapProgrammer {
     }
 
     /**
+     * @param stamp     a stamp the app's record says the source leaf holds
+     * @param connected which devices are connected
+     * @return false if ONOS's flow store lacks one of its rules on a connected switch (lost by a restart of
+     *         ONOS or removed around the app): the stamp must be sent again
+     */
+    public boolean holds(BitmapStamp stamp, java.util.function.Predicate<DeviceId> connected) {
+        for (FlowRule r : planner.stampRules(stamp)) {
+            if (!connected.test(r.deviceId())) {
+                continue;
+            }
+            org.onosproject.net.flow.FlowEntry e = flowRuleService.getFlowEntry(r);
+            if (e == null || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.FAILED
+                    || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.REMOVED
+                    || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.PENDING_REMOVE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Removes a group's stamp.
      *
      * @param installed what the source leaf holds

@@ -98,14 +98,35 @@ final class ChurnHost implements AutoCloseable {
         final LongAdder batches = new LongAdder();
         final LongAdder rules = new LongAdder();
 
+        // what the flow store holds, by device and flow id, as ONOS keys it (the app checks it on every reconcile)
+        final java.util.Map<org.onosproject.net.DeviceId, java.util.Set<org.onosproject.net.flow.FlowId>> tables =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
         @Override
         public void apply(FlowRuleOperations ops) {
             batches.increment();
-            ops.stages().forEach(s -> rules.add(s.size()));
+            ops.stages().forEach(s -> {
+                rules.add(s.size());
+                s.forEach(op -> {
+                    java.util.Set<org.onosproject.net.flow.FlowId> t = tables.computeIfAbsent(op.rule().deviceId(),
+                            d -> java.util.concurrent.ConcurrentHashMap.newKeySet());
+                    if (op.type() == org.onosproject.net.flow.FlowRuleOperation.Type.REMOVE) {
+                        t.remove(op.rule().id());
+                    } else {
+                        t.add(op.rule().id());
+                    }
+                });
+            });
             FlowRuleOperationsContext context = ops.callback();
             if (context != null) {
                 context.onSuccess(ops);
             }
+        }
+
+        @Override
+        public org.onosproject.net.flow.FlowEntry getFlowEntry(org.onosproject.net.flow.FlowRule rule) {
+            java.util.Set<org.onosproject.net.flow.FlowId> t = tables.get(rule.deviceId());
+            return t != null && t.contains(rule.id()) ? new org.onosproject.net.flow.DefaultFlowEntry(rule) : null;
         }
     }
 

@@ -1,0 +1,419 @@
+package org.mcast4ai.lab;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fault suite: three long-lived groups (TREE, AUTO, BITMAP; two tenants) carry numbered streams while a
+ * link, a switch, a host or a switch's tables fail and come back on the real Open vSwitch fabric. For every
+ * scenario and receiver it counts packets lost, duplicates and strays, the time from the fault (and from the
+ * repair) until delivery is whole again, and compares each group's state and unreachable list with the truth.
+ * It ends with the line {@code faults: scenarios=S passed=P duplicates=D strays=T silent=Q max_reroute_ms=M} and
+ * writes the full report to {@code tools/lab/target/faults/report.json}.
+ */
+class FaultSuiteOvsIT {
+    private static final double RATE = 150;
+    private static final double SECONDS = 7.0;
+    private static final long FAULT_AT_MS = 1500;
+    private static final long RESTORE_AT_MS = 4000;
+    /** Delivery must be whole again this long before the stream ends. */
+    private static final long SETTLE_MS = 1500;
+    private static final long REROUTE_TARGET_MS = 500;
+    /** The lab's audit period (ONOS's statistics polls). */
+    private static final long AUDIT_MS = new Lab.Settings().auditMs;
+
+    private static LabHarness.RunningLab running;
+    private static final Map<String, Group> GROUPS = new LinkedHashMap<>();
+    private static final List<Map<String, Object>> REPORT = new ArrayList<>();
+
+    /** A group under test. */
+    static final class Group {
+        final String name;
+        final String mode;
+        final String source;
+        final List<String> members;
+        long id;
+        String address;
+
+        Group(String name, String mode, String source, List<String> members) {
+            this.name = name;
+            this.mode = mode;
+            this.source = source;
+            this.members = members;
+        }
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        running = LabHarness.RunningLab.start("faults", 300_000);
+        add(new Group("t1-tree", "TREE", "h1", List.of("h3", "h5", "h7")), "t1");
+        add(new Group("t2-auto", "AUTO", "h4", List.of("h2", "h6", "h8")), "t2");
+        add(new Group("t1-bitmap", "BITMAP", "h6", List.of("h1", "h7")), "t1");
+        for (Group g : GROUPS.values()) {
+            JsonNode s = running.rest.await(g.id, 30_000);
+            assertEquals("INSTALLED", s.path("state").asText(), s.toString());
+        }
+    }
+
+    private static void add(Group g, String tenant) throws Exception {
+        StringBuilder receivers = new StringBuilder("[");
+        for (String m : g.members) {
+            receivers.append(receivers.length() > 1 ? "," : "").append('"').append(host(m).ip()).append('"');
+        }
+        receivers.append(']');
+        JsonNode created = running.rest.call("POST", "groups", "{\"tenant\":\"" + tenant + "\",\"name\":\"" + g.name
+                + "\",\"jobId\":\"faults\",\"source\":\"" + host(g.source).ip() + "\",\"receivers\":" + receivers
+                + ",\"mode\":\"" + g.mode + "\"}", 201);
+        g.id = created.path("id").asLong();
+        g.address = created.path("address").asText();
+        GROUPS.put(g.name, g);
+    }
+
+    private static LabFabric.Host host(String name) {
+        return running.lab.fabric().host(name).orElseThrow();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            if (!REPORT.isEmpty()) {
+                Path dir = LabHarness.root().resolve("tools/lab/target/faults");
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve("report.json"),
+                        LabHarness.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(REPORT));
+            }
+        } finally {
+            if (running != null) {
+                running.close();
+            }
+        }
+    }
+
+    private static void fabric(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(LabHarness.root().resolve("tools/lab/fabric").toString()));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--fabric", running.fabricFile.toString()));
+        LabHarness.Run r = LabHarness.run(cmd, 60);
+        assertEquals(0, r.code, String.join(" ", args) + ": " + r.out);
+    }
+
+    private static void ofctl(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("ovs-ofctl", "-O", "OpenFlow13"));
+        cmd.addAll(List.of(args));
+        LabHarness.Run r = LabHarness.run(cmd, 30);
+        assertEquals(0, r.code, String.join(" ", args) + ": " + r.out);
+    }
+
+    private static String spineOf(Group g, String leaf) throws Exception {
+        String leafId = running.lab.fabric().switches().stream().filter(s -> s.name().equals(leaf)).findFirst()
+                .orElseThrow().deviceId();
+        for (JsonNode l : running.rest.call("GET", "groups/" + g.id + "/plan", null, 200).path("links")) {
+            if (l.path("src").path("device").asText().equals(leafId)) {
+                String d = l.path("dst").path("device").asText();
+                return running.lab.fabric().switchById(d).orElseThrow().name();
+            }
+        }
+        return "spine1";
+    }
+
+    private static String spineTo(Group g, String leaf) throws Exception {
+        String leafId = running.lab.fabric().switches().stream().filter(s -> s.name().equals(leaf)).findFirst()
+                .orElseThrow().deviceId();
+        for (JsonNode l : running.rest.call("GET", "groups/" + g.id + "/plan", null, 200).path("links")) {
+            if (l.path("dst").path("device").asText().equals(leafId)) {
+                return running.lab.fabric().switchById(l.path("src").path("device").asText()).orElseThrow().name();
+            }
+        }
+        return "spine1";
+    }
+
+    /** One scenario: the fault, its repair, and which members of which group cannot be reached meanwhile. */
+    private static final class Scenario {
+        final String name;
+        final Runnable fault;
+        final Runnable restore;
+        final Map<String, Set<String>> unreachable = new LinkedHashMap<>();
+        // source of the group gone: the group cannot deliver and must not say INSTALLED
+        final Set<String> sourceGone = new TreeSet<>();
+        boolean routable = true;
+        // state deleted around the app: repaired by the audit, not rerouted
+        long targetMs = REROUTE_TARGET_MS;
+
+        Scenario(String name, Runnable fault, Runnable restore) {
+            this.name = name;
+            this.fault = fault;
+            this.restore = restore;
+        }
+
+        Scenario cut(String group, String... members) {
+            unreachable.put(group, Set.of(members));
+            routable = false;
+            return this;
+        }
+
+        Scenario repairedWithin(long ms) {
+            targetMs = ms;
+            return this;
+        }
+
+        Scenario sourceGone(String group) {
+            sourceGone.add(group);
+            routable = false;
+            return this;
+        }
+    }
+
+    @Test
+    void faultsWithTraffic() throws Exception {
+        Group tree = GROUPS.get("t1-tree");
+        List<Scenario> scenarios = new ArrayList<>();
+        String treeSpine = spineOf(tree, "leaf1");
+        scenarios.add(new Scenario("spine link (source leaf uplink of the TREE group)",
+                () -> fabric("fail-link", "leaf1", treeSpine), () -> fabric("restore-link", "leaf1", treeSpine)));
+        String rxSpine = spineTo(tree, "leaf3");
+        scenarios.add(new Scenario("receiver-leaf link",
+                () -> fabric("fail-link", "leaf3", rxSpine), () -> fabric("restore-link", "leaf3", rxSpine)));
+        scenarios.add(new Scenario("spine switch",
+                () -> fabric("fail-switch", "spine1"), () -> fabric("restore-switch", "spine1")));
+        scenarios.add(new Scenario("source leaf",
+                () -> fabric("fail-switch", "leaf1"), () -> fabric("restore-switch", "leaf1"))
+                .sourceGone("t1-tree").cut("t2-auto", "h2").cut("t1-bitmap", "h1"));
+        scenarios.add(new Scenario("receiver leaf",
+                () -> fabric("fail-switch", "leaf4"), () -> fabric("restore-switch", "leaf4"))
+                .cut("t1-tree", "h7").cut("t2-auto", "h8").cut("t1-bitmap", "h7"));
+        scenarios.add(new Scenario("host removal",
+                () -> fabric("fail-host", "h5"), () -> fabric("restore-host", "h5")).cut("t1-tree", "h5"));
+        scenarios.add(new Scenario("host move",
+                () -> fabric("move-host", "h7", "leaf2", "9"), () -> fabric("restore-host", "h7")));
+        scenarios.add(new Scenario("one group's rules deleted out of band",
+                () -> ofctl("del-flows", "m4leaf3", "ip,nw_dst=" + tree.address), () -> { })
+                .repairedWithin(AUDIT_MS + REROUTE_TARGET_MS));
+        scenarios.add(new Scenario("a whole bridge's flows and groups deleted",
+                () -> {
+                    ofctl("del-flows", "m4leaf4");
+                    ofctl("del-groups", "m4leaf4");
+                }, () -> { }).repairedWithin(AUDIT_MS + REROUTE_TARGET_MS));
+
+        int passed = 0;
+        long duplicates = 0;
+        long strays = 0;
+        int silent = 0;
+        long maxReroute = 0;
+        for (Scenario s : scenarios) {
+            Map<String, Object> r = run(s);
+            REPORT.add(r);
+            duplicates += (long) r.get("duplicates");
+            strays += (long) r.get("strays");
+            silent += (int) r.get("silent");
+            if (s.routable && s.targetMs == REROUTE_TARGET_MS) {
+                maxReroute = Math.max(maxReroute, (long) r.get("rerouteMs"));
+            }
+            if ((boolean) r.get("passed")) {
+                passed++;
+            }
+            System.out.println("faults: " + r.get("summary"));
+        }
+        String line = String.format("faults: scenarios=%d passed=%d duplicates=%d strays=%d silent=%d "
+                + "max_reroute_ms=%d", scenarios.size(), passed, duplicates, strays, silent, maxReroute);
+        System.out.println(line);
+        Map<String, Object> total = new LinkedHashMap<>();
+        total.put("summary", line);
+        REPORT.add(total);
+        // BITMAP's static tables do not follow failures yet (see docs/faults.md): the suite reports its numbers,
+        // and holds TREE and every group's isolation to the targets
+        assertEquals(0, strays, "no copy may reach a host outside its group: " + line);
+        assertTrue(REPORT.stream().filter(m -> m.containsKey("groups")).allMatch(FaultSuiteOvsIT::treePassed),
+                "the TREE group passes every scenario: " + line);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean treePassed(Map<String, Object> scenario) {
+        Map<String, Map<String, Object>> groups = (Map<String, Map<String, Object>>) scenario.get("groups");
+        return (boolean) groups.get("t1-tree").get("passed");
+    }
+
+    private Map<String, Object> run(Scenario s) throws Exception {
+        awaitSettled(15_000);
+        Path out = LabHarness.root().resolve("tools/lab/target/faults/stream.json");
+        Files.createDirectories(out.getParent());
+        Files.deleteIfExists(out);
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3",
+                LabHarness.root().resolve("tools/traffic/stream.py").toString(),
+                "--fabric", running.fabricFile.toString(), "--rate", Double.toString(RATE),
+                "--duration", Double.toString(SECONDS), "--out", out.toString()));
+        for (Group g : GROUPS.values()) {
+            cmd.addAll(List.of("--group", g.id + ":" + g.source + ":" + g.address + ":" + String.join(",", g.members)));
+        }
+        Process stream = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(LabHarness.root().resolve("tools/lab/target/faults/stream.log").toFile()).start();
+        long t0 = System.currentTimeMillis();
+        Thread.sleep(FAULT_AT_MS);
+        long faultAt = System.currentTimeMillis();
+        s.fault.run();
+        Thread.sleep(RESTORE_AT_MS - FAULT_AT_MS - 500);
+        Map<String, JsonNode> during = new LinkedHashMap<>();
+        for (Group g : GROUPS.values()) {
+            during.put(g.name, running.rest.call("GET", "groups/" + g.id, null, 200));
+        }
+        Thread.sleep(Math.max(0, t0 + RESTORE_AT_MS - System.currentTimeMillis()));
+        long restoreAt = System.currentTimeMillis();
+        s.restore.run();
+        if (!stream.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || stream.exitValue() != 0) {
+            stream.destroyForcibly();
+            throw new AssertionError("stream.py failed: " + Files.readString(out.resolveSibling("stream.log")));
+        }
+        Map<String, JsonNode> after = new LinkedHashMap<>();
+        for (Group g : GROUPS.values()) {
+            after.put(g.name, running.rest.call("GET", "groups/" + g.id, null, 200));
+        }
+        return judge(s, LabHarness.MAPPER.readTree(Files.readString(out)), faultAt, restoreAt, during, after);
+    }
+
+    private static void awaitSettled(long timeoutMs) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < deadline) {
+            boolean all = true;
+            for (Group g : GROUPS.values()) {
+                all &= "INSTALLED".equals(running.rest.call("GET", "groups/" + g.id, null, 200)
+                        .path("state").asText());
+            }
+            if (all) {
+                Thread.sleep(300);
+                return;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private Map<String, Object> judge(Scenario s, JsonNode stream, long faultAt, long restoreAt,
+                                      Map<String, JsonNode> during, Map<String, JsonNode> after) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("scenario", s.name);
+        long dups = 0;
+        long strayCount = 0;
+        int silent = 0;
+        long reroute = 0;
+        boolean passed = true;
+        Map<String, Object> groups = new LinkedHashMap<>();
+        for (Group g : GROUPS.values()) {
+            JsonNode gs = stream.path("groups").path(Long.toString(g.id));
+            JsonNode sent = gs.path("sent");
+            double end = sent.get(sent.size() - 1).asDouble() * 1000;
+            Set<String> cut = s.unreachable.getOrDefault(g.name, Set.of());
+            boolean sourceGone = s.sourceGone.contains(g.name);
+            Map<String, Object> gr = new LinkedHashMap<>();
+            List<String> problems = new ArrayList<>();
+            long groupReroute = 0;
+            for (java.util.Iterator<String> it = stream.path("hosts").fieldNames(); it.hasNext(); ) {
+                String h = it.next();
+                JsonNode e = stream.path("hosts").path(h).path(Long.toString(g.id));
+                dups += e.path("duplicates").asLong();
+                if (e.path("duplicates").asLong() > 0) {
+                    problems.add(h + " got " + e.path("duplicates").asLong() + " duplicates");
+                }
+                if (!e.path("member").asBoolean()) {
+                    strayCount += e.path("received").asLong();
+                    if (e.path("received").asLong() > 0) {
+                        problems.add(h + " (not a member) got " + e.path("received").asLong() + " strays");
+                    }
+                    continue;
+                }
+                long lost = 0;
+                double lastLossAfterFault = -1;
+                double lastLossAfterRestore = -1;
+                for (JsonNode range : e.path("missing")) {
+                    for (long q = range.get(0).asLong(); q <= range.get(1).asLong(); q++) {
+                        lost++;
+                        double t = sent.get((int) q).asDouble() * 1000;
+                        if (t >= faultAt && t < restoreAt) {
+                            lastLossAfterFault = Math.max(lastLossAfterFault, t);
+                        } else if (t >= restoreAt) {
+                            lastLossAfterRestore = Math.max(lastLossAfterRestore, t);
+                        }
+                    }
+                }
+                Map<String, Object> hr = new LinkedHashMap<>();
+                hr.put("lost", lost);
+                boolean reachable = !cut.contains(h) && !sourceGone;
+                long toWhole = lastLossAfterFault < 0 ? 0 : Math.round(lastLossAfterFault - faultAt + 1000 / RATE);
+                long toWholeAfterRestore = lastLossAfterRestore < 0 ? 0
+                        : Math.round(lastLossAfterRestore - restoreAt + 1000 / RATE);
+                hr.put("msToWholeAfterFault", reachable ? toWhole : null);
+                hr.put("msToWholeAfterRestore", toWholeAfterRestore);
+                if (reachable) {
+                    groupReroute = Math.max(groupReroute, toWhole);
+                }
+                if (lastLossAfterRestore >= end - SETTLE_MS) {
+                    problems.add(h + " still losing " + SETTLE_MS + " ms before the end");
+                    if ("INSTALLED".equals(after.get(g.name).path("state").asText())) {
+                        silent++;
+                        problems.add("SILENT: INSTALLED while " + h + " gets nothing");
+                    }
+                }
+                if (reachable && toWhole > s.targetMs) {
+                    problems.add(h + " whole only " + toWhole + " ms after the fault");
+                }
+                gr.put(h, hr);
+            }
+            String stateDuring = during.get(g.name).path("state").asText();
+            Set<String> listed = new TreeSet<>();
+            during.get(g.name).path("unreachable").forEach(u -> listed.add(hostName(u.path("host").asText())));
+            gr.put("stateDuringFault", stateDuring);
+            gr.put("unreachableDuringFault", listed);
+            gr.put("stateAfter", after.get(g.name).path("state").asText());
+            if (sourceGone && "INSTALLED".equals(stateDuring)) {
+                problems.add("INSTALLED while its source is gone");
+            } else if (!cut.isEmpty() && !listed.containsAll(cut)) {
+                problems.add("during the fault " + stateDuring + " lists " + listed + ", truth " + cut);
+            } else if (cut.isEmpty() && !sourceGone && !"INSTALLED".equals(stateDuring)) {
+                problems.add(stateDuring + " during a fault it routes around: "
+                        + during.get(g.name).path("reason").asText());
+            }
+            if (!"INSTALLED".equals(after.get(g.name).path("state").asText())) {
+                problems.add("after the repair " + after.get(g.name).path("state").asText() + ": "
+                        + after.get(g.name).path("reason").asText());
+            }
+            gr.put("problems", problems);
+            gr.put("passed", problems.isEmpty());
+            passed &= problems.isEmpty();
+            reroute = Math.max(reroute, groupReroute);
+            groups.put(g.name, gr);
+        }
+        out.put("groups", groups);
+        out.put("duplicates", dups);
+        out.put("strays", strayCount);
+        out.put("silent", silent);
+        out.put("rerouteMs", reroute);
+        out.put("passed", passed);
+        StringBuilder summary = new StringBuilder(s.name + ": " + (passed ? "passed" : "FAILED"));
+        summary.append(" reroute_ms=").append(reroute);
+        groups.forEach((name, gr) -> {
+            @SuppressWarnings("unchecked")
+            List<String> p = (List<String>) ((Map<String, Object>) gr).get("problems");
+            if (!p.isEmpty()) {
+                summary.append("\n    ").append(name).append(": ").append(String.join("; ", p));
+            }
+        });
+        out.put("summary", summary.toString());
+        return out;
+    }
+
+    private static String hostName(String hostId) {
+        String mac = hostId.split("/")[0];
+        return running.lab.fabric().host(mac).map(LabFabric.Host::name).orElse(hostId);
+    }
+}

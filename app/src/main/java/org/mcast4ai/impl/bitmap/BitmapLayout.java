@@ -256,6 +256,7 @@ public final class BitmapLayout {
             }
             TreeSet<Long> up = new TreeSet<>();
             TreeSet<Long> below = new TreeSet<>();
+            Map<Long, Integer> above = new HashMap<>();
             for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
                 Role theirs = fabric.role(fabric.linkTo(e));
                 if (theirs.ordinal() < mine.ordinal()) {
@@ -263,6 +264,7 @@ public final class BitmapLayout {
                     candidates.merge(fabric.linkFromPort(e), subtree[fabric.linkTo(e)], (a, b) -> a | b);
                 } else if (theirs.ordinal() > mine.ordinal()) {
                     up.add(fabric.linkFromPort(e));
+                    above.put(fabric.linkFromPort(e), fabric.linkTo(e));
                 }
             }
             TreeMap<Long, Long> down = new TreeMap<>();
@@ -276,8 +278,35 @@ public final class BitmapLayout {
             }
             out.put(fabric.switchName(sw), new SwitchPorts(fabric.switchName(sw), mine, subtree[sw], down, hostPorts,
                     up, all & ~subtree[sw], below));
+            neighbourAbove.put(fabric.switchName(sw), above);
         }
         return out;
+    }
+
+    // switch name -> up port -> the switch index there
+    private final Map<String, Map<Long, Integer>> neighbourAbove = new HashMap<>();
+
+    /**
+     * The receivers a copy sent up through one port can reach: the switch above replicates down to its subtree
+     * and, if it has uplinks, up through its fixed one. Links that failed are absent from the snapshot, so the
+     * answer follows them.
+     *
+     * @param name switch name
+     * @param port one of its up ports
+     * @return the bits reachable through it
+     */
+    public long reachUp(String name, long port) {
+        Integer n = neighbourAbove.getOrDefault(name, Map.of()).get(port);
+        if (n == null) {
+            return 0;
+        }
+        SwitchPorts above = switches.get(fabric.switchName(n));
+        long reach = above.subtree();
+        int fixed = above.fixedUplink();
+        if (fixed >= 0) {
+            reach |= reachUp(above.name(), above.upPorts[fixed]);
+        }
+        return reach;
     }
 
     private String check() {

@@ -65,7 +65,7 @@ public final class BitmapPlanner {
     /** Prefix of the leaves' fixed source addresses (02:6d:34:61:xx:xx, locally administered). */
     public static final long RESTORE_PREFIX = 0x026d_3461_0000L;
     /** Metadata bits the stamp writes (the uplink choice). */
-    public static final long METADATA_MASK = 0xFFL;
+    public static final long METADATA_MASK = 0xFFFF_FFFFL;
 
     private final ApplicationId appId;
     private final int entryTable;
@@ -156,9 +156,10 @@ public final class BitmapPlanner {
         if (hasUp) {
             int next = down.length > 0 ? firstDown : -1;
             if (sw.role() == org.mcast4ai.engine.Role.LEAF) {
-                for (int u = 0; u < ups.length; u++) {
+                // keyed by the uplink's port number, so a stamp stays valid while other uplinks come and go
+                for (long u : ups) {
                     for (int b : bits(sw.upReach())) {
-                        rules.add(bitRule(dev, chainBase, b, u + 1, output(ups[u]), next));
+                        rules.add(bitRule(dev, chainBase, b, (int) u, output(u), next));
                     }
                 }
             } else {

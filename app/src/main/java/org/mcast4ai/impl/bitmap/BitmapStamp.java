@@ -43,7 +43,8 @@ public final class BitmapStamp {
      * @param inPort    the source host's port
      * @param address   the group address (IPv4)
      * @param bits      the group's receiver bits
-     * @param uplink    metadata value naming the uplink (1-based index into the leaf's uplinks; 0 if none)
+     * @param uplink    metadata value naming the uplink: its port number on the source leaf (0 if none), stable
+     *                  when other uplinks come or go
      * @param goesUp    true if the leaf's chain starts with its up table
      * @param sourceMac the source host's own address (full-group stamp), or null for subset-only
      * @param priority  rule priority (the group's)
@@ -151,7 +152,37 @@ public final class BitmapStamp {
         BitmapLayout.SwitchPorts ports = layout.switchPorts(leaf);
         long[] ups = ports.upPorts();
         boolean up = ports.upReach() != 0; // the leaf's chain starts with its up table when it has one
-        int uplink = ups.length == 0 ? 0 : 1 + (int) Math.floorMod(spreadKey, (long) ups.length);
+        // the uplink, spread over the leaf's uplinks by group, must reach every receiver outside the leaf: after
+        // a failure another uplink is taken, and receivers no uplink reaches are reported, not silently lost
+        long outside = bits & ~ports.subtree();
+        int uplink = 0;
+        long best = -1;
+        for (int i = 0; i < ups.length; i++) {
+            long port = ups[(int) Math.floorMod(spreadKey + i, (long) ups.length)];
+            long covered = layout.reachUp(leaf, port) & outside;
+            if (covered == outside) {
+                uplink = (int) port;
+                best = covered;
+                break;
+            }
+            if (Long.bitCount(covered) > Long.bitCount(best)) {
+                uplink = (int) port;
+                best = covered;
+            }
+        }
+        if (outside != 0 && best != outside) {
+            long lost = outside & ~Math.max(best, 0);
+            for (String r : receivers) {
+                int bit = layout.bitOfHost(r);
+                if (bit >= 0 && (lost & (1L << bit)) != 0) {
+                    unreachable.add(r);
+                }
+            }
+            bits &= ~lost;
+            if (bits == 0) {
+                return new Result(null, unreachable, "no receiver is reachable from the source leaf");
+            }
+        }
         return new Result(new BitmapStamp(DeviceId.deviceId(leaf), PortNumber.portNumber(srcPort), address, bits,
                 uplink, up, sourceMac == null || sourceMac.equals(MacAddress.NONE) ? null : sourceMac, priority),
                 unreachable, null);

@@ -1,0 +1,129 @@
+package org.mcast4ai.impl.bitmap;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricGenerators;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.Role;
+import org.onlab.packet.IpAddress;
+import org.onosproject.core.DefaultApplicationId;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * BITMAP after a single link or switch failure: the static tables are re-derived from the fabric that is left
+ * (with the bit indices of the whole fabric), each group is compiled again, and every receiver still attached
+ * gets exactly one copy of the whole-group packet, nothing reaches anyone else, and no receiver with a
+ * surviving up-down path is reported unreachable. Random failures, random groups.
+ */
+class BitmapFailureTest {
+    private static final int ENTRY = 0;
+    private final BitmapPlanner planner = new BitmapPlanner(new DefaultApplicationId(7, "t"), ENTRY,
+            BitmapPlanner.DEFAULT_CHAIN_BASE);
+
+    @Test
+    void leafSpineRoutesAroundEverySingleLinkAndSpineFailure() {
+        check(BitmapFabrics.leafSpine(2, 4, 2), 40, 21);
+        check(BitmapFabrics.leafSpine(3, 5, 3), 40, 22);
+    }
+
+    @Test
+    void fatTreeRoutesAroundEverySingleLinkAndSwitchAboveTheEdge() {
+        check(FabricGenerators.fatTree(4), 30, 23);
+    }
+
+    private void check(FabricSnapshot whole, int groupsPerFailure, long seed) {
+        Map<String, Integer> indices = new HashMap<>(BitmapLayout.of(whole).positionBits());
+        Random rnd = new Random(seed);
+        List<int[]> links = new ArrayList<>();
+        for (int sw = 0; sw < whole.switchCount(); sw++) {
+            for (int e = whole.linkStart(sw); e < whole.linkStart(sw + 1); e++) {
+                if (whole.linkTo(e) > sw) {
+                    links.add(new int[]{sw, e});
+                }
+            }
+        }
+        List<String> failures = new ArrayList<>();
+        for (int[] l : links) {
+            failures.add("link:" + l[0] + ":" + l[1]);
+        }
+        for (int sw = 0; sw < whole.switchCount(); sw++) {
+            if (whole.role(sw) != Role.LEAF) {
+                failures.add("switch:" + sw);
+            }
+        }
+        for (String failure : failures) {
+            FabricSnapshot f = without(whole, failure);
+            BitmapLayout layout = BitmapLayout.of(f, indices);
+            assertTrue(layout.fits(), failure + ": " + layout.whyNot());
+            OpenFlowSim sim = new OpenFlowSim(f, ENTRY);
+            sim.install(planner.staticEntries(layout));
+            Map<Integer, String> hostOfBit = new HashMap<>();
+            for (int h = 0; h < f.hostCount(); h++) {
+                hostOfBit.put(layout.bitOfHost(f.hostName(h)), f.hostName(h));
+            }
+            for (int g = 0; g < groupsPerFailure; g++) {
+                String source = f.hostName(rnd.nextInt(f.hostCount()));
+                List<String> members = new ArrayList<>();
+                for (int h = 0; h < f.hostCount(); h++) {
+                    if (!f.hostName(h).equals(source) && rnd.nextInt(3) == 0) {
+                        members.add(f.hostName(h));
+                    }
+                }
+                if (members.isEmpty()) {
+                    continue;
+                }
+                String addr = "239.1." + (g / 250) + "." + (g % 250 + 1);
+                BitmapStamp.Result r = BitmapStamp.compile(layout, source, members, IpAddress.valueOf(addr), 40000,
+                        rnd.nextInt(16));
+                assertNotNull(r.stamp(), failure + ": " + r.failure());
+                assertEquals(List.of(), r.unreachable(), failure + ": every receiver has a surviving up-down path");
+                sim.install(planner.stampRules(r.stamp()));
+                Map<String, Integer> copies = new HashMap<>();
+                sim.send(source, r.stamp().groupMac().toLong(), addr).forEach(d -> copies.merge(d.host, 1,
+                        Integer::sum));
+                Map<String, Integer> want = new HashMap<>();
+                members.forEach(m -> want.put(m, 1));
+                assertEquals(want, copies, failure + ", group " + addr + " from " + source);
+            }
+        }
+    }
+
+    /** The fabric without one link (both directions) or one switch (and its links). */
+    private static FabricSnapshot without(FabricSnapshot f, String failure) {
+        String[] p = failure.split(":");
+        int gone = p[0].equals("switch") ? Integer.parseInt(p[1]) : -1;
+        int la = p[0].equals("link") ? Integer.parseInt(p[1]) : -1;
+        int le = p[0].equals("link") ? Integer.parseInt(p[2]) : -1;
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            if (sw != gone) {
+                b.addSwitch(f.switchName(sw), f.role(sw));
+            }
+        }
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            for (int e = f.linkStart(sw); e < f.linkStart(sw + 1); e++) {
+                int to = f.linkTo(e);
+                if (sw == gone || to == gone) {
+                    continue;
+                }
+                boolean cut = sw == la && e == le || to == la && f.linkToPort(e) == f.linkFromPort(le)
+                        && sw == f.linkTo(le);
+                if (!cut) {
+                    b.addLink(f.switchName(sw), f.linkFromPort(e), f.switchName(to), f.linkToPort(e));
+                }
+            }
+        }
+        for (int h = 0; h < f.hostCount(); h++) {
+            b.addHost(f.hostName(h), f.switchName(f.hostSwitch(h)), f.hostPort(h));
+        }
+        return b.build();
+    }
+}

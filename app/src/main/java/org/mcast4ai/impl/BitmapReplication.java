@@ -70,6 +70,9 @@ final class BitmapReplication {
         this.store = store;
         this.hosts = hosts;
         this.programmer = programmer;
+        // the static tables go to the switches as soon as the fabric fits, before the first group needs them: on
+        // ONOS a group becomes ADDED only on the group statistics poll, which must not sit under a group's setup
+        this.inUse = programmer != null;
     }
 
     /** @return the programmer, or null */
@@ -105,8 +108,6 @@ final class BitmapReplication {
         return next;
     }
 
-    // the switches get the static tables only once some group asked for BITMAP (AUTO or BITMAP), so a
-    // TREE-only deployment never holds them
     private void applyStatic(BitmapLayout next) {
         if (staticSent == next) {
             return;

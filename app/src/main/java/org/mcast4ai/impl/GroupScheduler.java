@@ -184,6 +184,8 @@ final class GroupScheduler {
 
     /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */
     void resumeOwnedGroups() {
+        // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
+        bitmaps.refreshFit(snapshots.snapshot());
         store.installedPlans().forEach((id, plan) -> {
             if (isMine(id)) {
                 index.putIfAbsent(id.value(), plan, Set.of());

@@ -213,7 +213,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         index = new GroupIndex();
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
-                        BitmapPlanner.DEFAULT_CHAIN_BASE));
+                        BitmapPlanner.DEFAULT_CHAIN_BASE, deviceService::isAvailable));
         installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
                 index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);

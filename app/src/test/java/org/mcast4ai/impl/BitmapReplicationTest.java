@@ -11,6 +11,7 @@ import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.impl.bitmap.EthSrcBitmap;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperations;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,16 +49,22 @@ class BitmapReplicationTest {
         return request(name, leafHostPairs).toBuilder().mode(ReplicationMode.BITMAP).build();
     }
 
+    /** The static tables the manager sent when it started: one batch per switch; acknowledges them. */
+    private void placeStatic() {
+        h.flows.ackAll();
+    }
+
     @Test
-    void bitmapGroupInstallsTheStaticTablesOnceAndOnlyItsStampOnTheSourceLeaf() {
+    void staticTablesGoAtActivationAndEachGroupAddsOnlyItsStampOnTheSourceLeaf() {
+        assertEquals(8, h.groups.added.size(), "one static egress group per host port, before any group");
+        assertEquals(6, h.flows.batches().size(), "the static tables, one batch per switch");
         P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
-        assertEquals(8, h.groups.added.size(), "one static egress group per host port");
-        assertEquals(1, h.flows.batches().size(), "the static tables first; the stamp waits for them");
+        assertEquals(6, h.flows.batches().size(), "the stamp waits for the static tables");
         P2mpGroup waiting = h.get(g.id());
         assertEquals(GroupState.INSTALLING, waiting.state(), "not INSTALLED before the static tables are acked");
         assertEquals(GroupInstaller.WAITING_FOR_STATIC, waiting.reason());
         h.flows.ackAll();
-        assertEquals(2, h.flows.batches().size(), "then the group's stamp");
+        assertEquals(7, h.flows.batches().size(), "then the group's stamp");
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
         h.flows.ackAll();
         P2mpGroup now = h.get(g.id());
@@ -67,7 +74,7 @@ class BitmapReplicationTest {
         assertTrue(h.store.installedPlan(g.id()).branches().isEmpty(), "no tree entries");
 
         P2mpGroup second = h.manager.submit(bitmap("b", 2, 2));
-        assertEquals(3, h.flows.batches().size(), "no static entries again");
+        assertEquals(8, h.flows.batches().size(), "no static entries again");
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
         assertEquals(8, h.groups.added.size());
         h.flows.ackAll();
@@ -76,8 +83,7 @@ class BitmapReplicationTest {
 
     @Test
     void autoPicksBitmapOnAFabricThatFitsAndSaysWhy() {
-        h.manager.submit(bitmap("first", 3, 1)); // brings the static tables
-        h.flows.ackAll();
+        placeStatic();
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()), "only the stamp");
         h.flows.ackAll();
@@ -114,9 +120,9 @@ class BitmapReplicationTest {
 
     @Test
     void withdrawRemovesTheStamp() {
-        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
-        h.flows.ack();
+        placeStatic();
         int staticOnLeaf = h.flows.rulesOn(leaf(1)).size();
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
         h.flows.ackAll();
         assertTrue(h.flows.rulesOn(leaf(1)).size() > staticOnLeaf, "the stamp is on the source leaf");
         h.manager.withdraw(g.id());
@@ -236,8 +242,8 @@ class BitmapReplicationTest {
 
     @Test
     void aRefusedStampIsRememberedAndRemovedOnWithdraw() {
+        placeStatic();
         P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
-        h.flows.ack(); // static tables
         h.flows.fail(leaf(1));
         P2mpGroup failed = h.get(g.id());
         assertEquals(GroupState.FAILED, failed.state());
@@ -254,8 +260,8 @@ class BitmapReplicationTest {
 
     @Test
     void aRecompileAfterARefusedStampInstallsItForReal() {
+        placeStatic();
         P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
-        h.flows.ack();
         h.flows.fail(leaf(1));
         int batches = h.flows.batches().size();
         h.manager.recompile(g.id());
@@ -271,7 +277,7 @@ class BitmapReplicationTest {
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));
         assertEquals(ReplicationMode.TREE, h.get(g.id()).effectiveMode());
         assertTrue(h.get(g.id()).modeReason().contains("static BITMAP tables"), h.get(g.id()).modeReason());
-        assertEquals(2, h.flows.batches().size(), "the static tables (asked for by the group) and the tree");
+        assertEquals(7, h.flows.batches().size(), "the static tables (one batch per switch) and the tree");
         h.flows.ackAll(); // then the group moves to BITMAP
         P2mpGroup now = h.get(g.id());
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
@@ -322,13 +328,33 @@ class BitmapReplicationTest {
     }
 
     @Test
-    void treeGroupsAloneNeverBringTheStaticTables() {
+    void treeGroupsUseOnlyTreeRulesBesideTheStaticTables() {
+        placeStatic();
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2).toBuilder().mode(ReplicationMode.TREE).build());
         h.flows.ackAll();
         h.fabric.linkDown(2, 1);
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
-        assertTrue(h.groups.added.isEmpty(), "no static egress group");
-        assertTrue(h.flows.allRules().stream().allMatch(r -> r.priority() == 40000), "only tree rules");
+        assertEquals(8, h.groups.added.size(), "the static egress groups only");
+        int treePriority = h.get(g.id()).request().priority();
+        assertEquals(h.store.installedPlan(g.id()).branches().size(),
+                h.flows.allRules().stream().filter(r -> r.priority() == treePriority).count(),
+                "one tree rule per switch of the tree beside the static tables");
+    }
+
+    @Test
+    void aSwitchThatIsGoneDoesNotHoldUpTheStaticTablesOfTheOthers() {
+        placeStatic();
+        int before = h.flows.batches().size();
+        h.fabric.deviceDown(spine(2));
+        h.flows.ackAll();
+        for (FlowRuleOperations ops : h.flows.batches().subList(before, h.flows.batches().size())) {
+            assertTrue(!devices(ops).contains(spine(2)), "nothing is sent to the switch that is gone: " + ops);
+        }
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+        // leaf port 2 + s leads to spine s: the group goes up through spine 1, the one left
+        assertEquals(3, h.store.installedStamp(g.id()).uplink());
     }
 }

@@ -320,10 +320,11 @@ public final class BitmapLayout {
                     : "receiver positions without a bit index: " + names;
         }
         for (SwitchPorts p : switches.values()) {
-            int tables = p.downPorts.length + 1;
-            if (tables > MAX_CHAIN_TABLES) {
-                return "switch " + p.name + " would need " + tables + " replication tables (at most "
-                        + MAX_CHAIN_TABLES + ")";
+            // a down port's table is numbered by its port (stable when ports come and go)
+            long highest = p.downPorts.length == 0 ? 0 : p.downPorts[p.downPorts.length - 1];
+            if (highest + 1 > MAX_CHAIN_TABLES) {
+                return "switch " + p.name + " has port " + highest + " and its replication tables are numbered by "
+                        + "port (at most " + (MAX_CHAIN_TABLES - 1) + ")";
             }
             long outside = allBits() & ~p.subtree;
             if (p.role == Role.LEAF && outside != 0 && p.upPorts.length == 0 && p.subtree != 0) {

@@ -39,7 +39,8 @@ import java.util.Map;
  *   <li>up table ({@code chainBase}): one rule per bit outside the subtree, {@code dl_src=bit/bit}
  *       &rarr; {@code output:uplink, goto next}; on a leaf one such set per uplink, selected by the metadata
  *       the group's stamp wrote; default &rarr; {@code goto next}.</li>
- *   <li>one down table per down port p ({@code chainBase + 1 + i}): one rule per bit b in reach(p),
+ *   <li>one down table per down port p ({@code chainBase + p}: numbered by the port, so a port that comes or goes
+ *       moves no other port's rules): one rule per bit b in reach(p),
  *       {@code dl_src=b/b} &rarr; output to p (through its egress group on a host port),
  *       {@code goto next}; default &rarr; {@code goto next} (drop in the last table). Every rule of a
  *       table that matches does the same thing, so each table emits at most one copy, to its port.</li>
@@ -142,8 +143,9 @@ public final class BitmapPlanner {
         if (down.length == 0 && !hasUp) {
             return new DeviceEntries(groups, rules);
         }
-        int firstDown = chainBase + 1;
-        int lastTable = chainBase + down.length;
+        // a down port's table is numbered by the port, not by its place among the ports: when a port comes or
+        // goes no other port's rules move to another table, so a change never leaves a bit in two tables
+        int firstDown = down.length > 0 ? downTable(down[0]) : -1;
         // entry: from above (uplinks) only down; from below (lower-role switches) up and down
         if (down.length > 0) {
             for (long p : ups) {
@@ -169,10 +171,13 @@ public final class BitmapPlanner {
                 }
             }
             rules.add(defaultRule(dev, chainBase, next));
+        } else if (sw.role() == org.mcast4ai.engine.Role.LEAF && down.length > 0) {
+            // stamps always hand over to the chain's first table
+            rules.add(defaultRule(dev, chainBase, firstDown));
         }
         for (int i = 0; i < down.length; i++) {
-            int table = chainBase + 1 + i;
-            int next = table < lastTable ? table + 1 : -1;
+            int table = downTable(down[i]);
+            int next = i + 1 < down.length ? downTable(down[i + 1]) : -1;
             TrafficTreatment.Builder out;
             if (sw.downIsHost(i)) {
                 groups.add(egressGroup(dev, down[i]));
@@ -186,6 +191,10 @@ public final class BitmapPlanner {
             rules.add(defaultRule(dev, table, next));
         }
         return new DeviceEntries(groups, rules);
+    }
+
+    private int downTable(long port) {
+        return chainBase + (int) port;
     }
 
     private FlowRule entry(DeviceId dev, long port, int table) {
@@ -292,7 +301,7 @@ public final class BitmapPlanner {
      */
     public List<FlowRule> stampRules(BitmapStamp stamp) {
         List<FlowRule> out = new ArrayList<>(2);
-        int goTo = stamp.goesUp() ? chainBase : chainBase + 1;
+        int goTo = chainBase; // a leaf without uplinks has a pass-through table there
         int high = Math.max(stamp.priority(), ENTRY_PRIORITY + 2);
         IpPrefix dst = IpPrefix.valueOf(stamp.address(), IpPrefix.MAX_INET_MASK_LENGTH);
         MacAddress[] subset = EthSrcBitmap.subsetOf(stamp.bits());

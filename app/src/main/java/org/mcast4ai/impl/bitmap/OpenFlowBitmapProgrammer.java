@@ -42,7 +42,10 @@ public final class OpenFlowBitmapProgrammer {
     private final ApplicationId appId;
     private final BitmapPlanner planner;
 
+    private final java.util.function.Predicate<DeviceId> connected;
     private Map<DeviceId, BitmapPlanner.DeviceEntries> installed = Map.of();
+    private Map<DeviceId, BitmapPlanner.DeviceEntries> pending = Map.of();
+    private final Set<DeviceId> dirty = new HashSet<>();
     private CompletableFuture<Void> lastStatic = CompletableFuture.completedFuture(null);
 
     /**
@@ -54,6 +57,21 @@ public final class OpenFlowBitmapProgrammer {
      */
     public OpenFlowBitmapProgrammer(FlowRuleService flowRuleService, GroupService groupService,
                                     ApplicationId appId, int entryTable, int chainBase) {
+        this(flowRuleService, groupService, appId, entryTable, chainBase, d -> true);
+    }
+
+    /**
+     * @param flowRuleService flow rules
+     * @param groupService    groups
+     * @param appId           owning application
+     * @param entryTable      table where packets enter (the TREE programmer's)
+     * @param chainBase       first table of the replication chain
+     * @param connected       which switches are connected (the others are left out of every sync)
+     */
+    public OpenFlowBitmapProgrammer(FlowRuleService flowRuleService, GroupService groupService,
+                                    ApplicationId appId, int entryTable, int chainBase,
+                                    java.util.function.Predicate<DeviceId> connected) {
+        this.connected = connected;
         this.flowRuleService = flowRuleService;
         this.groupService = groupService;
         this.appId = appId;
@@ -111,41 +129,101 @@ public final class OpenFlowBitmapProgrammer {
         return next;
     }
 
+    // Every device on its own: a switch that is not connected is left out (its record stays; the switch is brought
+    // in line when it is back), a device whose sync failed is marked dirty and gets everything again next time,
+    // and what is sent is checked against ONOS's stores, not only against the record.
     private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target) {
         Map<DeviceId, BitmapPlanner.DeviceEntries> before;
+        Set<DeviceId> unsure;
         synchronized (this) {
             before = installed;
+            unsure = Set.copyOf(dirty);
+            pending = target;
+        }
+        Set<DeviceId> devices = new LinkedHashSet<>(before.keySet());
+        devices.addAll(target.keySet());
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        for (DeviceId d : devices) {
+            if (!connected.test(d)) {
+                continue;
+            }
+            BitmapPlanner.DeviceEntries was = before.get(d);
+            BitmapPlanner.DeviceEntries now = target.get(d);
+            all.add(syncDevice(d, was, now, unsure.contains(d)).handle((v, e) -> {
+                synchronized (this) {
+                    Map<DeviceId, BitmapPlanner.DeviceEntries> next = new LinkedHashMap<>(installed);
+                    if (e == null) {
+                        if (now == null) {
+                            next.remove(d);
+                        } else {
+                            next.put(d, now);
+                        }
+                        dirty.remove(d);
+                    } else {
+                        // partly applied, perhaps: the switch may hold old and new entries; all of the next
+                        // target is sent again and whatever of both it does not keep is removed
+                        dirty.add(d);
+                        BitmapPlanner.DeviceEntries both = union(was, now);
+                        if (both != null) {
+                            next.put(d, both);
+                        }
+                        errors.add(e);
+                    }
+                    installed = Collections.unmodifiableMap(next);
+                }
+                return null;
+            }));
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).whenComplete((v, e) -> {
+            synchronized (this) {
+                pending = Map.of();
+            }
+            if (errors.isEmpty()) {
+                done.complete(null);
+            } else {
+                Throwable first = errors.get(0);
+                done.completeExceptionally(first instanceof java.util.concurrent.CompletionException
+                        && first.getCause() != null ? first.getCause() : first);
+            }
+        });
+        return done;
+    }
+
+    private CompletableFuture<Void> syncDevice(DeviceId device, BitmapPlanner.DeviceEntries was,
+                                               BitmapPlanner.DeviceEntries now, boolean unsure) {
+        Map<String, GroupDescription> oldGroups = new LinkedHashMap<>();
+        if (was != null) {
+            was.groups().forEach(g -> oldGroups.put(groupKey(g), g));
         }
         List<GroupDescription> newGroups = new ArrayList<>();
-        List<GroupDescription> staleGroups = new ArrayList<>();
-        Map<String, GroupDescription> oldGroups = new LinkedHashMap<>();
-        before.values().forEach(d -> d.groups().forEach(g -> oldGroups.put(groupKey(g), g)));
         Set<String> keep = new HashSet<>();
-        for (BitmapPlanner.DeviceEntries d : target.values()) {
-            for (GroupDescription g : d.groups()) {
-                keep.add(groupKey(g));
-                GroupDescription old = oldGroups.get(groupKey(g));
-                if (old == null || !old.buckets().equals(g.buckets())) {
-                    newGroups.add(g);
-                }
+        for (GroupDescription g : now == null ? List.<GroupDescription>of() : now.groups()) {
+            keep.add(groupKey(g));
+            GroupDescription old = oldGroups.get(groupKey(g));
+            if (unsure || old == null || !old.buckets().equals(g.buckets())
+                    || groupService.getGroup(device, g.appCookie()) == null) {
+                newGroups.add(g);
             }
         }
+        List<GroupDescription> staleGroups = new ArrayList<>();
         oldGroups.forEach((k, g) -> {
             if (!keep.contains(k)) {
                 staleGroups.add(g);
             }
         });
         Map<String, FlowRule> oldRules = new LinkedHashMap<>();
-        before.values().forEach(d -> d.rules().forEach(r -> oldRules.put(ruleKey(r), r)));
+        if (was != null) {
+            was.rules().forEach(r -> oldRules.put(ruleKey(r), r));
+        }
         Set<String> keepRules = new HashSet<>();
         List<FlowRule> add = new ArrayList<>();
-        for (BitmapPlanner.DeviceEntries d : target.values()) {
-            for (FlowRule r : d.rules()) {
-                keepRules.add(ruleKey(r));
-                FlowRule old = oldRules.get(ruleKey(r));
-                if (old == null || !old.treatment().equals(r.treatment())) {
-                    add.add(r);
-                }
+        for (FlowRule r : now == null ? List.<FlowRule>of() : now.rules()) {
+            keepRules.add(ruleKey(r));
+            FlowRule old = oldRules.get(ruleKey(r));
+            if (unsure || old == null || !old.treatment().equals(r.treatment()) || !held(r)) {
+                add.add(r);
             }
         }
         List<FlowRule> stale = new ArrayList<>();
@@ -154,21 +232,41 @@ public final class OpenFlowBitmapProgrammer {
                 stale.add(r);
             }
         });
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        addGroups(newGroups).thenCompose(x -> applyFlows(add, stale)).whenComplete((x, e) -> {
-            if (e != null) {
-                done.completeExceptionally(e);
-                return;
-            }
+        return addGroups(newGroups).thenCompose(x -> applyFlows(add, stale)).thenRun(() -> {
             for (GroupDescription g : staleGroups) {
                 groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
             }
-            synchronized (this) {
-                installed = Collections.unmodifiableMap(new LinkedHashMap<>(target));
-            }
-            done.complete(null);
         });
-        return done;
+    }
+
+    private static BitmapPlanner.DeviceEntries union(BitmapPlanner.DeviceEntries a, BitmapPlanner.DeviceEntries b) {
+        if (a == null || b == null) {
+            return a == null ? b : a;
+        }
+        Map<String, GroupDescription> groups = new LinkedHashMap<>();
+        a.groups().forEach(g -> groups.put(groupKey(g), g));
+        b.groups().forEach(g -> groups.put(groupKey(g), g));
+        Map<String, FlowRule> rules = new LinkedHashMap<>();
+        a.rules().forEach(r -> rules.put(ruleKey(r), r));
+        b.rules().forEach(r -> rules.put(ruleKey(r), r));
+        return new BitmapPlanner.DeviceEntries(new ArrayList<>(groups.values()), new ArrayList<>(rules.values()));
+    }
+
+    private boolean held(FlowRule r) {
+        org.onosproject.net.flow.FlowEntry e = flowRuleService.getFlowEntry(r);
+        return e != null && e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.FAILED
+                && e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.REMOVED;
+    }
+
+    /**
+     * @return the static flow rules that are on the switches or on their way there (the record and the sync
+     *         in progress), so that an audit never takes one of them for an orphan
+     */
+    public synchronized Set<org.onosproject.net.flow.FlowId> staticRuleIds() {
+        Set<org.onosproject.net.flow.FlowId> ids = new HashSet<>();
+        installed.values().forEach(d -> d.rules().forEach(r -> ids.add(r.id())));
+        pending.values().forEach(d -> d.rules().forEach(r -> ids.add(r.id())));
+        return ids;
     }
 
     private CompletableFuture<Void> addGroups(List<GroupDescription> groups) {

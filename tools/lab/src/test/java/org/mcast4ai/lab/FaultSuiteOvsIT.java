@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fault suite: three long-lived groups (TREE, AUTO, BITMAP; two tenants) carry numbered streams while a
@@ -236,17 +235,15 @@ class FaultSuiteOvsIT {
         Map<String, Object> total = new LinkedHashMap<>();
         total.put("summary", line);
         REPORT.add(total);
-        // BITMAP's static tables do not follow failures yet (see docs/faults.md): the suite reports its numbers,
-        // and holds TREE and every group's isolation to the targets
         assertEquals(0, strays, "no copy may reach a host outside its group: " + line);
-        assertTrue(REPORT.stream().filter(m -> m.containsKey("groups")).allMatch(FaultSuiteOvsIT::treePassed),
-                "the TREE group passes every scenario: " + line);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static boolean treePassed(Map<String, Object> scenario) {
-        Map<String, Map<String, Object>> groups = (Map<String, Map<String, Object>>) scenario.get("groups");
-        return (boolean) groups.get("t1-tree").get("passed");
+        assertEquals(0, duplicates, line);
+        assertEquals(0, silent, line);
+        // the report holds every scenario to the targets; CI fails on anything but a reroute slower than the
+        // target and within twice it (a loaded 2-core machine)
+        List<String> hard = new ArrayList<>();
+        REPORT.stream().filter(m -> m.containsKey("hardProblems"))
+                .forEach(m -> ((List<?>) m.get("hardProblems")).forEach(p -> hard.add(m.get("scenario") + ": " + p)));
+        assertEquals(List.of(), hard, line);
     }
 
     private Map<String, Object> run(Scenario s) throws Exception {
@@ -312,6 +309,7 @@ class FaultSuiteOvsIT {
         long reroute = 0;
         boolean passed = true;
         Map<String, Object> groups = new LinkedHashMap<>();
+        List<String> hard = new ArrayList<>();
         for (Group g : GROUPS.values()) {
             JsonNode gs = stream.path("groups").path(Long.toString(g.id));
             JsonNode sent = gs.path("sent");
@@ -370,6 +368,9 @@ class FaultSuiteOvsIT {
                 }
                 if (reachable && toWhole > s.targetMs) {
                     problems.add(h + " whole only " + toWhole + " ms after the fault");
+                    if (toWhole > 2 * s.targetMs) {
+                        hard.add(g.name + ": " + h + " whole only " + toWhole + " ms after the fault");
+                    }
                 }
                 gr.put(h, hr);
             }
@@ -391,6 +392,11 @@ class FaultSuiteOvsIT {
                 problems.add("after the repair " + after.get(g.name).path("state").asText() + ": "
                         + after.get(g.name).path("reason").asText());
             }
+            for (String p : problems) {
+                if (!p.contains(" whole only ")) {
+                    hard.add(g.name + ": " + p);
+                }
+            }
             gr.put("problems", problems);
             gr.put("passed", problems.isEmpty());
             passed &= problems.isEmpty();
@@ -403,6 +409,7 @@ class FaultSuiteOvsIT {
         out.put("silent", silent);
         out.put("rerouteMs", reroute);
         out.put("passed", passed);
+        out.put("hardProblems", hard);
         StringBuilder summary = new StringBuilder(s.name + ": " + (passed ? "passed" : "FAILED"));
         summary.append(" reroute_ms=").append(reroute);
         groups.forEach((name, gr) -> {

@@ -149,6 +149,8 @@ def main(argv=None):
                      "member": name in g["members"]}
             if entry["member"]:
                 entry["missing"] = ranges([s for s in range(len(sent[g["id"]])) if s not in got])
+            elif got:
+                entry["strays"] = ranges(sorted(got))
             per_host[str(g["id"])] = entry
         result["hosts"][name] = per_host
     text = json.dumps(result, separators=(",", ":"))

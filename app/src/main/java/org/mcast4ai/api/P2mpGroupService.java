@@ -50,4 +50,9 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
     default GroupBitmap getBitmap(P2mpGroupId id) {
         throw GroupException.conflict("this group service does not provide bit maps");
     }
+
+    /** @return what the reconcile loop (audits, repairs, orphan removal) has done on this instance */
+    default ReconcileCounters reconcileCounters() {
+        return new ReconcileCounters(0, 0, 0);
+    }
 }

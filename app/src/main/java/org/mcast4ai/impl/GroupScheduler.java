@@ -172,7 +172,22 @@ final class GroupScheduler {
             }
         }
         audits.increment();
+        if (sweep != null && partitions.isMine(0L, Long::longValue)) {
+            sweep.sweep();
+        }
         return n;
+    }
+
+    private volatile OrphanSweep sweep;
+
+    /** @param sweep what removes the app's rules no group needs, after every audit (one instance does it) */
+    void setSweep(OrphanSweep sweep) {
+        this.sweep = sweep;
+    }
+
+    /** @return rules removed because no group needed them */
+    long orphansRemoved() {
+        return sweep == null ? 0 : sweep.removedCount();
     }
 
     private final java.util.concurrent.atomic.LongAdder audits = new java.util.concurrent.atomic.LongAdder();

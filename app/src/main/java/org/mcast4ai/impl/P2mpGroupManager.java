@@ -217,6 +217,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
                 index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
+        scheduler.setSweep(new OrphanSweep(store, flowRuleService, appId, programmer, bitmaps.programmer()));
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
                 lanes.fabricExecutor(), new TopologyMonitor.Handler() {
                     @Override
@@ -407,6 +408,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             throw GroupException.conflict("group " + id + " is " + group.state() + "; it has no bit map");
         }
         return bitmaps.bitmapOf(group, snapshots.snapshot());
+    }
+
+    @Override
+    public org.mcast4ai.api.ReconcileCounters reconcileCounters() {
+        GroupScheduler s = scheduler;
+        return s == null ? new org.mcast4ai.api.ReconcileCounters(0, 0, 0)
+                : new org.mcast4ai.api.ReconcileCounters(s.auditCount(), installer.repairCount(), s.orphansRemoved());
     }
 
     @Override

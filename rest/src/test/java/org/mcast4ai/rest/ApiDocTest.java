@@ -76,12 +76,21 @@ class ApiDocTest extends RestTestBase {
         JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
         assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
         assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
-                "/groups/{id}/bitmap", "/groups/{id}/recompile"), names(doc.get("paths").fieldNames()));
+                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile"), names(doc.get("paths").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
         assertEquals(Set.of("post", "delete"), names(doc.get("paths").get("/groups/{id}/receivers").fieldNames()));
         assertTrue(doc.get("definitions").has("GroupRequest"), doc.get("definitions").toString());
         assertTrue(doc.get("definitions").has("Receivers"));
         assertTrue(doc.get("definitions").has("Bitmap"));
+    }
+
+    @Test
+    void reconcileAnswersExactlyTheFieldsOfItsSchema() throws Exception {
+        RestServer.Reply r = call("GET", "reconcile", null);
+        assertEquals(200, r.status, r.toString());
+        JsonNode schema = schema("Reconcile");
+        assertEquals(names(schema.get("properties").fieldNames()), names(r.json().fieldNames()));
+        assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
     }
 
     @Test

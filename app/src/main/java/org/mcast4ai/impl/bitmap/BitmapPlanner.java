@@ -4,6 +4,7 @@ import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpPrefix;
 import org.onlab.packet.MacAddress;
+import org.onlab.packet.VlanId;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.GroupId;
 import org.onosproject.net.DeviceId;
@@ -33,7 +34,8 @@ import java.util.Map;
  *
  * <p>Static entries of one switch, the same for any number of groups:
  * <ul>
- *   <li>entry table: for each fabric port, {@code ip, in_port=P, nw_dst=224.0.0.0/4} goes to the switch's
+ *   <li>entry table: for each fabric port, {@code ip, in_port=P, dl_vlan=4000, nw_dst=224.0.0.0/4} (the
+ *       {@link #MARK} the source leaf pushed; the egress group pops it) goes to the switch's
  *       chain: to the up table when the copy comes from below and the switch has bits outside its subtree,
  *       to the first down table otherwise. Priority {@value #ENTRY_PRIORITY}, below TREE groups' rules.</li>
  *   <li>up table ({@code chainBase}): one rule per bit outside the subtree, {@code dl_src=bit/bit}
@@ -67,6 +69,13 @@ public final class BitmapPlanner {
     public static final long RESTORE_PREFIX = 0x026d_3461_0000L;
     /** Metadata bits the stamp writes (the uplink choice). */
     public static final long METADATA_MASK = 0xFFFF_FFFFL;
+    /**
+     * The VLAN that marks a stamped packet between the source leaf and the egress: the static tables act only
+     * on frames carrying it. Without the mark, any multicast frame without a rule of its own (a TREE group's
+     * packet on a switch that lost or has not yet got its rule) whose source address happens to read as a
+     * bitmap (every locally administered address does) would be replicated to the hosts of those bits.
+     */
+    public static final VlanId MARK = VlanId.vlanId((short) 4000);
 
     private final ApplicationId appId;
     private final int entryTable;
@@ -201,6 +210,7 @@ public final class BitmapPlanner {
         return rule(dev, entryTable, ENTRY_PRIORITY, DefaultTrafficSelector.builder()
                 .matchEthType(Ethernet.TYPE_IPV4)
                 .matchInPort(PortNumber.portNumber(port))
+                .matchVlanId(MARK)
                 .matchIPDst(MULTICAST)
                 .build(), DefaultTrafficTreatment.builder().transition(table).build());
     }
@@ -262,6 +272,7 @@ public final class BitmapPlanner {
 
     private GroupDescription egressGroup(DeviceId dev, long port) {
         TrafficTreatment bucket = DefaultTrafficTreatment.builder()
+                .popVlan()
                 .setEthSrc(restoreMac(dev))
                 .setOutput(PortNumber.portNumber(port))
                 .build();
@@ -342,6 +353,7 @@ public final class BitmapPlanner {
     }
 
     private static TrafficTreatment finish(TrafficTreatment.Builder t, BitmapStamp stamp, int goTo) {
+        t.pushVlan().setVlanId(MARK);
         if (stamp.uplink() > 0) {
             t.writeMetadata(stamp.uplink(), METADATA_MASK);
         }

@@ -120,6 +120,31 @@ class BitmapPlannerTest {
         }
     }
 
+    /**
+     * A multicast frame that no rule of its own handles (a TREE group's packet on a switch that lost its rule)
+     * is left alone by the static tables, even when its source address reads as a bitmap (every locally
+     * administered address does): only frames the source leaf marked are replicated by bits.
+     */
+    @Test
+    void unmarkedFramesAreNeverReplicatedByTheirSourceAddress() {
+        FabricSnapshot f = BitmapFabrics.leafSpine(2, 4, 2);
+        BitmapLayout layout = BitmapLayout.of(f);
+        OpenFlowSim sim = sim(f, layout);
+        // a lab host's own address (bits 0 and 8) and one with every receiver of the fabric in it
+        for (String mac : List.of("02:00:00:00:01:01", "02:00:00:00:00:ff")) {
+            for (int sw = 0; sw < f.switchCount(); sw++) {
+                for (int e = f.linkStart(sw); e < f.linkStart(sw + 1); e++) {
+                    assertTrue(sim.inject(f.switchName(sw), f.linkFromPort(e), MacAddress.valueOf(mac).toLong(), 0,
+                            "239.77.0.1").isEmpty(), "an unmarked frame from " + mac + " on port "
+                            + f.linkFromPort(e) + " of " + f.switchName(sw));
+                }
+            }
+        }
+        // the same frame marked, from a spine's port towards leaf 2: replicated to leaf 2's two hosts
+        assertEquals(2, sim.inject(BitmapFabrics.leaf(2), 3, MacAddress.valueOf("02:00:00:00:00:ff").toLong(),
+                BitmapPlanner.MARK.toShort(), "239.77.0.1").size(), "a marked frame is replicated");
+    }
+
     @Test
     void groupsSpreadOverTheUplinks() {
         BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));

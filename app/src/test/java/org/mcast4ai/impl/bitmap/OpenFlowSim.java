@@ -101,10 +101,44 @@ final class OpenFlowSim {
         return out;
     }
 
+    /**
+     * Injects one frame on a switch port, as a neighbour (or a host) would send it.
+     *
+     * @param switchName the switch
+     * @param inPort     the port it arrives on
+     * @param ethSrc     its source address
+     * @param vlan       its VLAN id, or 0 for an untagged frame
+     * @param dst        IPv4 destination
+     * @return every delivery
+     */
+    List<Delivery> inject(String switchName, long inPort, long ethSrc, int vlan, String dst) {
+        int ip = Ip4Address.valueOf(dst).toInt();
+        List<Delivery> out = new ArrayList<>();
+        Deque<long[]> queue = new ArrayDeque<>();
+        queue.add(new long[]{fabric.switchIndex(switchName), inPort,
+                ethSrc | (vlan == 0 ? 0 : (0x1000L | vlan) << 48)});
+        int hops = 0;
+        while (!queue.isEmpty()) {
+            if (++hops > 10_000) {
+                throw new AssertionError("forwarding loop");
+            }
+            long[] p = queue.poll();
+            for (long[] copy : process((int) p[0], p[1], p[2], ip)) {
+                emit((int) p[0], copy[0], copy[1], queue, out);
+            }
+        }
+        return out;
+    }
+
+    private static final long MAC = 0xFFFF_FFFF_FFFFL;
+
     private void emit(int sw, long port, long src, Deque<long[]> queue, List<Delivery> out) {
         for (int i = fabric.hostStart(sw); i < fabric.hostStart(sw + 1); i++) {
             int host = fabric.hostAt(i);
             if (fabric.hostPort(host) == port) {
+                if ((src & ~MAC) != 0) {
+                    throw new AssertionError("a host copy still carries the VLAN mark: " + Long.toHexString(src));
+                }
                 out.add(new Delivery(fabric.hostName(host), src));
                 return;
             }
@@ -166,10 +200,28 @@ final class OpenFlowSim {
                 return src;
             case L2MODIFICATION:
                 L2ModificationInstruction l2 = (L2ModificationInstruction) i;
-                if (l2.subtype() == L2ModificationInstruction.L2SubType.ETH_SRC) {
-                    return ((L2ModificationInstruction.ModEtherInstruction) l2).mac().toLong();
+                switch (l2.subtype()) {
+                    case ETH_SRC:
+                        return (src & ~MAC) | ((L2ModificationInstruction.ModEtherInstruction) l2).mac().toLong();
+                    case VLAN_PUSH:
+                        if ((src & ~MAC) != 0) {
+                            throw new AssertionError("a second VLAN tag pushed");
+                        }
+                        return src | (0x1000L << 48);
+                    case VLAN_ID:
+                        if ((src & ~MAC) == 0) {
+                            throw new AssertionError("VLAN id set on an untagged frame");
+                        }
+                        return (src & MAC) | ((0x1000L
+                                | ((L2ModificationInstruction.ModVlanIdInstruction) l2).vlanId().toShort()) << 48);
+                    case VLAN_POP:
+                        if ((src & ~MAC) == 0) {
+                            throw new AssertionError("VLAN popped from an untagged frame");
+                        }
+                        return src & MAC;
+                    default:
+                        throw new AssertionError("unexpected " + i);
                 }
-                throw new AssertionError("unexpected " + i);
             case NOACTION:
                 return src;
             case GROUP:
@@ -206,7 +258,13 @@ final class OpenFlowSim {
                     }
                     break;
                 case ETH_SRC:
-                    if (((EthCriterion) c).mac().toLong() != src) {
+                    if (((EthCriterion) c).mac().toLong() != (src & MAC)) {
+                        return false;
+                    }
+                    break;
+                case VLAN_VID:
+                    long tag = src >>> 48;
+                    if (tag != (0x1000L | ((org.onosproject.net.flow.criteria.VlanIdCriterion) c).vlanId().toShort())) {
                         return false;
                     }
                     break;
@@ -216,7 +274,7 @@ final class OpenFlowSim {
                     if ((e.mac().toLong() & ~mask) != 0) {
                         throw new AssertionError("OFPBMC_BAD_WILDCARDS: value outside mask in " + r);
                     }
-                    if ((src & mask) != e.mac().toLong()) {
+                    if ((src & MAC & mask) != e.mac().toLong()) {
                         return false;
                     }
                     break;

@@ -54,6 +54,7 @@ public final class Lab implements AutoCloseable {
     private final ScheduledExecutorService auditTimer =
             Executors.newSingleThreadScheduledExecutor(groupedThreads("mcast4ai-lab", "audit-%d"));
     private RestServer rest;
+    private final PersistentStorageService storage;
 
     /** How the lab stands in for ONOS's providers; the defaults are what {@link #start} uses. */
     public static final class Settings {
@@ -64,6 +65,11 @@ public final class Lab implements AutoCloseable {
          * polls; 0 never): missing entries are installed again, unknown ones deleted, pending groups confirmed.
          */
         public long auditMs = 1000;
+        /**
+         * File the store is kept in across restarts of the lab (ONOS keeps its store when one instance restarts);
+         * null keeps it in memory only.
+         */
+        public java.nio.file.Path stateFile;
     }
 
     private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
@@ -83,8 +89,17 @@ public final class Lab implements AutoCloseable {
         flowRuleService.setAvailability(deviceService::isAvailable);
         groupService.setAvailability(deviceService::isAvailable);
         groupService.setAddedOnAudit(settings.auditMs > 0);
+        if (settings.stateFile != null) {
+            try {
+                this.storage = new PersistentStorageService(settings.stateFile);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("cannot read the lab store " + settings.stateFile + ": " + e, e);
+            }
+        } else {
+            this.storage = null;
+        }
         registry.register(CoreService.class, new LabCoreService())
-                .register(StorageService.class, new TestStorageService())
+                .register(StorageService.class, storage != null ? storage : new TestStorageService())
                 .register(DeviceService.class, deviceService)
                 .register(LinkService.class, linkService)
                 .register(HostService.class, new LabHostService(topology))
@@ -221,6 +236,9 @@ public final class Lab implements AutoCloseable {
             rest.close();
         }
         host.close();
+        if (storage != null) {
+            storage.close();
+        }
         events.close();
         ovsExecutor.shutdown();
         switchPool.shutdown();

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181]}: hosts the
+ * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181] [--state FILE]}: hosts the
  * mcast4ai components over an Open vSwitch lab fabric and serves the REST API at
  * {@code http://127.0.0.1:PORT/onos/mcast4ai/} until SIGTERM or Ctrl-C.
  * {@code java -jar mcast4ai-lab.jar bench --fabric F} runs the setup measurements ({@link SetupBench}).
@@ -29,6 +29,7 @@ public final class LabRunner {
         }
         Path fabricFile = null;
         int port = 8181;
+        Lab.Settings settings = new Lab.Settings();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -37,6 +38,9 @@ public final class LabRunner {
                         break;
                     case "--port":
                         port = Integer.parseInt(args[++i]);
+                        break;
+                    case "--state":
+                        settings.stateFile = Path.of(args[++i]);
                         break;
                     default:
                         usage("unknown argument " + args[i]);
@@ -58,7 +62,7 @@ public final class LabRunner {
         }
         Lab lab;
         try {
-            lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS);
+            lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS, settings);
         } catch (RuntimeException e) {
             System.err.println("lab-runner: cannot start: " + e.getMessage());
             System.exit(1);
@@ -89,7 +93,7 @@ public final class LabRunner {
 
     private static void usage(String why) {
         System.err.println("lab-runner: " + why);
-        System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181]");
+        System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181] [--state FILE]");
         System.exit(2);
     }
 }

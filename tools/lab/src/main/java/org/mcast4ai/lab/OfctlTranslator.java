@@ -62,7 +62,7 @@ import java.util.Set;
  * <tr><td>GroupBucket treatment (immediate actions above)</td>
  *     <td>{@code bucket=[weight:W,]actions=...}</td><td>bucket actions; weight for SELECT</td></tr>
  * </table>
- * Refused: every other criterion (VLAN, IPv6, TCP, ...), other ports (CONTROLLER, FLOOD, ...),
+ * Refused: every other criterion (VLAN PCP, IPv6, TCP, ...), other ports (CONTROLLER, FLOOD, ...),
  * meters, stat triggers, other L2/L3 modifications, FAILOVER groups and watch ports.
  */
 public final class OfctlTranslator {
@@ -163,6 +163,8 @@ public final class OfctlTranslator {
                 return "udp_dst=" + ((UdpPortCriterion) c).udpPort().toInt();
             case METADATA:
                 return "metadata=0x" + Long.toHexString(((MetadataCriterion) c).metadata());
+            case VLAN_VID:
+                return "dl_vlan=" + ((org.onosproject.net.flow.criteria.VlanIdCriterion) c).vlanId().toShort();
             default:
                 throw new UnmappedException("criterion " + c.type() + " is not mapped to OpenFlow (rule "
                         + describe(rule) + ")");
@@ -261,6 +263,13 @@ public final class OfctlTranslator {
                     case ETH_DST:
                         return "set_field:" + ((L2ModificationInstruction.ModEtherInstruction) l2).mac()
                                 + "->eth_dst";
+                    case VLAN_PUSH:
+                        return String.format("push_vlan:0x%04x", ((L2ModificationInstruction.ModVlanHeaderInstruction)
+                                l2).ethernetType().toShort() & 0xffff);
+                    case VLAN_ID:
+                        return "mod_vlan_vid:" + ((L2ModificationInstruction.ModVlanIdInstruction) l2).vlanId().toShort();
+                    case VLAN_POP:
+                        return "pop_vlan";
                     default:
                         break;
                 }

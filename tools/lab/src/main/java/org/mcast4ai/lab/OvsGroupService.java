@@ -187,6 +187,11 @@ public class OvsGroupService implements GroupService {
                     : nextId.computeIfAbsent(desc.deviceId(), d -> new AtomicInteger(0x1000)).getAndIncrement();
             DefaultGroup group = new DefaultGroup(GroupId.valueOf(id), desc);
             String error = program(desc.deviceId(), "add", id, desc);
+            if (error != null && error.contains("OFPGMFC_GROUP_EXISTS")) {
+                // ONOS's group store takes GROUP_EXISTS for a pending add as ADDED (when the buckets match): a
+                // group left on a switch by an earlier controller is adopted, written with the buckets asked for
+                error = program(desc.deviceId(), "modify", id, desc);
+            }
             if (error == null) {
                 groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
                 if (addedOnAudit) {

@@ -226,6 +226,7 @@ final class LabHarness {
         private boolean fabricUp;
         Lab lab;
         Rest rest;
+        Lab.Settings settings;
 
         private RunningLab(Path fabricFile) {
             this.fabricFile = fabricFile;
@@ -241,6 +242,19 @@ final class LabHarness {
          * @throws Exception if the fabric or the runner cannot start
          */
         static RunningLab start(String dirName, long waitMs) throws Exception {
+            return start(dirName, waitMs, new Lab.Settings());
+        }
+
+        /**
+         * Like {@link #start(String, long)}, with the lab's settings (poll periods, a store kept in a file).
+         *
+         * @param dirName  folder under tools/lab/target for the fabric description
+         * @param waitMs   how long to wait for another lab
+         * @param settings the lab's settings
+         * @return the running lab
+         * @throws Exception if the fabric or the runner cannot start
+         */
+        static RunningLab start(String dirName, long waitMs, Lab.Settings settings) throws Exception {
             org.junit.jupiter.api.Assumptions.assumeTrue(isRoot(), "the Open vSwitch lab needs root");
             Path dir = root().resolve("tools/lab/target").resolve(dirName);
             Files.createDirectories(dir);
@@ -255,13 +269,32 @@ final class LabHarness {
                             "Open vSwitch cannot start here: " + r.out);
                     throw new AssertionError("fabric up failed: " + r.out);
                 }
-                l.lab = Lab.start(LabFabric.read(l.fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS);
+                l.settings = settings;
+                l.lab = Lab.start(LabFabric.read(l.fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS, settings);
                 l.rest = new Rest(l.lab.base());
                 return l;
             } catch (Exception | Error e) {
                 l.close();
                 throw e;
             }
+        }
+
+        /** Stops the lab runner (the switches keep what they hold; the store stays in its file, if any). */
+        void stopRunner() {
+            if (lab != null) {
+                lab.close();
+                lab = null;
+            }
+        }
+
+        /**
+         * Starts the lab runner again on the same fabric and settings, on a new port.
+         *
+         * @throws Exception if it cannot start
+         */
+        void startRunner() throws Exception {
+            lab = Lab.start(LabFabric.read(fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS, settings);
+            rest = new Rest(lab.base());
         }
 
         @Override

@@ -267,7 +267,8 @@ public final class OfctlTranslator {
                         return String.format("push_vlan:0x%04x", ((L2ModificationInstruction.ModVlanHeaderInstruction)
                                 l2).ethernetType().toShort() & 0xffff);
                     case VLAN_ID:
-                        return "mod_vlan_vid:" + ((L2ModificationInstruction.ModVlanIdInstruction) l2).vlanId().toShort();
+                        return "mod_vlan_vid:"
+                                + ((L2ModificationInstruction.ModVlanIdInstruction) l2).vlanId().toShort();
                     case VLAN_POP:
                         return "pop_vlan";
                     default:

@@ -144,10 +144,23 @@ class OfctlTranslatorTest {
 
     @Test
     void unmappedCriterionIsRefused() {
-        FlowRule r = rule(DefaultTrafficSelector.builder().matchVlanId(VlanId.vlanId((short) 10)).build(),
+        FlowRule r = rule(DefaultTrafficSelector.builder().matchVlanPcp((byte) 3).build(),
                           DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(2)).build());
         UnmappedException e = assertThrows(UnmappedException.class, () -> OfctlTranslator.addLine(r));
-        assertTrue(e.getMessage().contains("VLAN_VID"), e.getMessage());
+        assertTrue(e.getMessage().contains("VLAN_PCP"), e.getMessage());
+    }
+
+    @Test
+    void vlanMarkIsMatchedPushedAndPopped() throws UnmappedException {
+        FlowRule r = rule(DefaultTrafficSelector.builder().matchVlanId(VlanId.vlanId((short) 4000)).build(),
+                DefaultTrafficTreatment.builder().pushVlan().setVlanId(VlanId.vlanId((short) 4000))
+                        .setOutput(PortNumber.portNumber(2)).build());
+        String line = OfctlTranslator.addLine(r);
+        assertTrue(line.contains(",dl_vlan=4000"), line);
+        assertTrue(line.endsWith("actions=push_vlan:0x8100,mod_vlan_vid:4000,output:2"), line);
+        FlowRule pop = rule(DefaultTrafficSelector.emptySelector(),
+                DefaultTrafficTreatment.builder().popVlan().setOutput(PortNumber.portNumber(2)).build());
+        assertTrue(OfctlTranslator.addLine(pop).endsWith("actions=pop_vlan,output:2"), OfctlTranslator.addLine(pop));
     }
 
     @Test
@@ -166,12 +179,12 @@ class OfctlTranslatorTest {
     @Test
     void unmappedInstructionsAreRefused() {
         List<TrafficTreatment> treatments = List.of(
-                DefaultTrafficTreatment.builder().setVlanId(VlanId.vlanId((short) 10)).build(),
+                DefaultTrafficTreatment.builder().setVlanPcp((byte) 2).build(),
                 DefaultTrafficTreatment.builder().setIpSrc(IpAddress.valueOf("10.0.0.1")).build(),
                 DefaultTrafficTreatment.builder().decNwTtl().build(),
                 DefaultTrafficTreatment.builder().setOutput(PortNumber.CONTROLLER).build(),
                 DefaultTrafficTreatment.builder().setOutput(PortNumber.FLOOD).build(),
-                DefaultTrafficTreatment.builder().popVlan().build(),
+                DefaultTrafficTreatment.builder().setVlanPcp((byte) 1).build(),
                 DefaultTrafficTreatment.builder().setUdpDst(TpPort.tpPort(1)).build());
         for (TrafficTreatment t : treatments) {
             FlowRule r = rule(DefaultTrafficSelector.builder().matchEthType(EthType.EtherType.IPV4.ethType().toShort())
@@ -206,7 +219,7 @@ class OfctlTranslatorTest {
 
     @Test
     void refusesFailoverGroupsAndUnmappedBucketActions() {
-        TrafficTreatment vlan = DefaultTrafficTreatment.builder().setVlanId(VlanId.vlanId((short) 5))
+        TrafficTreatment vlan = DefaultTrafficTreatment.builder().setVlanPcp((byte) 5)
                 .setOutput(PortNumber.portNumber(2)).build();
         assertThrows(UnmappedException.class,
                      () -> OfctlTranslator.group(16, group(GroupDescription.Type.ALL, List.of(vlan))));

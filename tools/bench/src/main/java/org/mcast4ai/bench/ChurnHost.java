@@ -11,6 +11,7 @@ import org.mcast4ai.lab.LabCoreService;
 import org.mcast4ai.lab.LabDeviceService;
 import org.mcast4ai.lab.LabEventDispatcher;
 import org.mcast4ai.lab.LabHostService;
+import org.mcast4ai.lab.LabTopology;
 import org.mcast4ai.lab.LabLinkService;
 import org.mcast4ai.lab.LabWorkPartitionService;
 import org.mcast4ai.lab.ServiceRegistry;
@@ -102,8 +103,11 @@ final class ChurnHost implements AutoCloseable {
         final java.util.Map<org.onosproject.net.DeviceId, java.util.Set<org.onosproject.net.flow.FlowId>> tables =
                 new java.util.concurrent.ConcurrentHashMap<>();
 
+        volatile long lastApplyAt;
+
         @Override
         public void apply(FlowRuleOperations ops) {
+            lastApplyAt = System.nanoTime();
             batches.increment();
             ops.stages().forEach(s -> {
                 rules.add(s.size());
@@ -135,12 +139,21 @@ final class ChurnHost implements AutoCloseable {
      * @param lanes  installer threads (the manager's installerThreads; 0: one per core)
      */
     ChurnHost(ChurnFabric fabric, int lanes) {
+        this(fabric, lanes, LabTopology.full(fabric.lab));
+    }
+
+    /**
+     * @param fabric   the fabric
+     * @param lanes    installer threads (the manager's installerThreads; 0: one per core)
+     * @param topology what of the fabric exists (updating it raises ONOS's device, link and host events)
+     */
+    ChurnHost(ChurnFabric fabric, int lanes, LabTopology topology) {
         ServiceRegistry registry = new ServiceRegistry();
         registry.register(CoreService.class, new LabCoreService())
                 .register(StorageService.class, new TestStorageService())
-                .register(DeviceService.class, new LabDeviceService(fabric.lab))
-                .register(LinkService.class, new LabLinkService(fabric.lab))
-                .register(HostService.class, new LabHostService(fabric.lab))
+                .register(DeviceService.class, new LabDeviceService(topology))
+                .register(LinkService.class, new LabLinkService(topology))
+                .register(HostService.class, new LabHostService(topology))
                 .register(FlowRuleService.class, flows)
                 .register(GroupService.class, new AckingGroupService())
                 .register(WorkPartitionService.class, new LabWorkPartitionService())

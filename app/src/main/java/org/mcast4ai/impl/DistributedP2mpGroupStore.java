@@ -31,6 +31,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -322,6 +323,11 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
 
     @Override
     public Map<String, Integer> bitPositions(Collection<String> positions) {
+        // a position keeps its index for good: once every asked position is known here, the map is not read
+        // again (a k=16 fat tree has 1,024 positions, asked on every topology change)
+        if (knownPositions.keySet().containsAll(positions)) {
+            return Collections.unmodifiableMap(knownPositions);
+        }
         Map<String, Integer> known = new HashMap<>();
         bitPositions.entrySet().forEach(e -> known.put(e.getKey(), e.getValue().value()));
         // new positions in a fixed order, each taking the lowest index no position holds; if another instance
@@ -341,8 +347,11 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 }
             }
         }
+        knownPositions.putAll(known);
         return known;
     }
+
+    private final Map<String, Integer> knownPositions = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static StateChange lastChange(P2mpGroup g) {
         return g.history().get(g.history().size() - 1);

@@ -307,10 +307,14 @@ final class GroupInstaller {
         }
         P2mpGroupId id = waiting.id();
         long version = waiting.version();
-        timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
-                || cur.state() != GroupState.INSTALLING || !WAITING_FOR_STATIC.equals(cur.reason()) ? cur
-                : cur.withState(GroupState.FAILED, clock.getAsLong(), STATIC_TIMED_OUT + timeout + " ms"))),
-                timeout, TimeUnit.MILLISECONDS);
+        try {
+            timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
+                    || cur.state() != GroupState.INSTALLING || !WAITING_FOR_STATIC.equals(cur.reason()) ? cur
+                    : cur.withState(GroupState.FAILED, clock.getAsLong(), STATIC_TIMED_OUT + timeout + " ms"))),
+                    timeout, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("Stopped; no deadline for group {}", id);
+        }
     }
 
     private void removeStampFirst(CompileStep step, BitmapStamp stamp, boolean uncertain) {
@@ -402,8 +406,12 @@ final class GroupInstaller {
         if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
             String why = "no acknowledgement from switch(es) " + attempt.devices.stream().map(DeviceId::toString)
                     .sorted().collect(Collectors.joining(", ", "[", "]")) + " within " + timeout + " ms";
-            attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)),
-                    timeout, TimeUnit.MILLISECONDS);
+            try {
+                attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)),
+                        timeout, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                log.debug("Stopped; no timeout for group {}", group.id());
+            }
         }
     }
 

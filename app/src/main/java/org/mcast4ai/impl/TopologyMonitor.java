@@ -79,9 +79,57 @@ final class TopologyMonitor {
         hostService.removeListener(hostListener);
     }
 
-    private void changed(Set<Long> groups, boolean improvement, String why) {
+    /** One change, resolved to groups when the burst it came in is handled. */
+    private static final class Change {
+        final java.util.function.Supplier<Set<Long>> groups;
+        final boolean improvement;
+        final String why;
+        final org.onosproject.net.DeviceId returned;
+
+        Change(java.util.function.Supplier<Set<Long>> groups, boolean improvement, String why,
+               org.onosproject.net.DeviceId returned) {
+            this.groups = groups;
+            this.improvement = improvement;
+            this.why = why;
+            this.returned = returned;
+        }
+    }
+
+    private final java.util.Queue<Change> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
+
+    // A switch that fails takes its links (and hosts) with it: ONOS raises dozens of events at once. They are
+    // handled as one burst: the snapshot is rebuilt once and every affected group is reconciled once.
+    private void submit(Change c) {
+        pending.add(c);
+        if (draining.compareAndSet(false, true)) {
+            executor.execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        draining.set(false);
+        java.util.List<Change> burst = new java.util.ArrayList<>();
+        for (Change c = pending.poll(); c != null; c = pending.poll()) {
+            burst.add(c);
+        }
+        if (burst.isEmpty()) {
+            return;
+        }
         snapshots.invalidate();
+        Set<Long> groups = new java.util.LinkedHashSet<>();
+        boolean improvement = false;
+        for (Change c : burst) {
+            groups.addAll(c.groups.get());
+            improvement |= c.improvement;
+        }
+        String why = burst.get(0).why + (burst.size() > 1 ? " (and " + (burst.size() - 1) + " more changes)" : "");
         handler.affected(groups, improvement, why);
+        for (Change c : burst) {
+            if (c.returned != null) {
+                handler.deviceReturned(c.returned);
+            }
+        }
     }
 
     private class InternalDeviceListener implements DeviceListener {
@@ -99,15 +147,10 @@ final class TopologyMonitor {
 
         @Override
         public void event(DeviceEvent event) {
-            executor.execute(() -> {
-                boolean up = event.type() != DeviceEvent.Type.DEVICE_REMOVED
-                        && deviceService.isAvailable(event.subject().id());
-                changed(up ? ImmutableSet.of() : index.byDevice(event.subject().id()), up,
-                        "device " + event.subject().id() + (up ? " up" : " down"));
-                if (up) {
-                    handler.deviceReturned(event.subject().id());
-                }
-            });
+            DeviceId id = event.subject().id();
+            boolean up = event.type() != DeviceEvent.Type.DEVICE_REMOVED && deviceService.isAvailable(id);
+            submit(new Change(() -> up ? ImmutableSet.of() : index.byDevice(id), up,
+                    "device " + id + (up ? " up" : " down"), up ? id : null));
         }
     }
 
@@ -120,12 +163,10 @@ final class TopologyMonitor {
 
         @Override
         public void event(LinkEvent event) {
-            executor.execute(() -> {
-                Link link = event.subject();
-                boolean up = event.type() != LinkEvent.Type.LINK_REMOVED && link.state() == Link.State.ACTIVE;
-                changed(up ? ImmutableSet.of() : index.byLink(LinkKey.linkKey(link)), up,
-                        "link " + link.src() + "-" + link.dst() + (up ? " up" : " down"));
-            });
+            Link link = event.subject();
+            boolean up = event.type() != LinkEvent.Type.LINK_REMOVED && link.state() == Link.State.ACTIVE;
+            submit(new Change(() -> up ? ImmutableSet.of() : index.byLink(LinkKey.linkKey(link)), up,
+                    "link " + link.src() + "-" + link.dst() + (up ? " up" : " down"), null));
         }
     }
 
@@ -145,12 +186,10 @@ final class TopologyMonitor {
 
         @Override
         public void event(HostEvent event) {
-            executor.execute(() -> {
-                boolean added = event.type() == HostEvent.Type.HOST_ADDED
-                        || event.type() == HostEvent.Type.HOST_UPDATED;
-                changed(index.byHost(event.subject().id()), added,
-                        "host " + event.subject().id() + " " + event.type().name().toLowerCase().substring(5));
-            });
+            boolean added = event.type() == HostEvent.Type.HOST_ADDED || event.type() == HostEvent.Type.HOST_UPDATED;
+            org.onosproject.net.HostId id = event.subject().id();
+            submit(new Change(() -> index.byHost(id), added,
+                    "host " + id + " " + event.type().name().toLowerCase().substring(5), null));
         }
     }
 }

@@ -157,8 +157,11 @@ public final class BitmapStamp {
         long outside = bits & ~ports.subtree();
         int uplink = 0;
         long best = -1;
-        for (int i = 0; i < ups.length; i++) {
-            long port = ups[(int) Math.floorMod(spreadKey + i, (long) ups.length)];
+        // uplinks in the group's own order of preference (rendezvous hashing on group and port): when an uplink
+        // comes or goes only the groups that preferred it move, every other stamp stays as it is
+        long[] order = ups.clone();
+        sortByPreference(order, spreadKey);
+        for (long port : order) {
             long covered = layout.reachUp(leaf, port) & outside;
             if (covered == outside) {
                 uplink = (int) port;
@@ -186,6 +189,29 @@ public final class BitmapStamp {
         return new Result(new BitmapStamp(DeviceId.deviceId(leaf), PortNumber.portNumber(srcPort), address, bits,
                 uplink, up, sourceMac == null || sourceMac.equals(MacAddress.NONE) ? null : sourceMac, priority),
                 unreachable, null);
+    }
+
+    private static void sortByPreference(long[] ports, long key) {
+        long[] weight = new long[ports.length];
+        for (int i = 0; i < ports.length; i++) {
+            weight[i] = mix(key * 0x9E37_79B9_7F4A_7C15L + ports[i]);
+        }
+        for (int i = 1; i < ports.length; i++) { // a handful of uplinks: insertion sort, highest weight first
+            for (int j = i; j > 0 && Long.compareUnsigned(weight[j], weight[j - 1]) > 0; j--) {
+                long w = weight[j];
+                weight[j] = weight[j - 1];
+                weight[j - 1] = w;
+                long p = ports[j];
+                ports[j] = ports[j - 1];
+                ports[j - 1] = p;
+            }
+        }
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
     }
 
     private static MacAddress macOf(String host) {

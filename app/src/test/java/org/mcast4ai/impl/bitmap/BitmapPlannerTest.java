@@ -146,14 +146,49 @@ class BitmapPlannerTest {
     }
 
     @Test
-    void groupsSpreadOverTheUplinks() {
-        BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
-        BitmapStamp a = compile(layout, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", 0)
-                .stamp();
-        BitmapStamp b = compile(layout, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.2", 1)
-                .stamp();
-        // the uplink is named by its port on the leaf (3 and 4: after the two host ports)
-        assertEquals(Set.of(3, 4), Set.of(a.uplink(), b.uplink()));
+    void groupsSpreadOverTheUplinksAndOnlyThoseOfAFailedOneMove() {
+        FabricSnapshot whole = BitmapFabrics.leafSpine(4, 4, 2);
+        BitmapLayout layout = BitmapLayout.of(whole);
+        Map<Integer, Integer> perUplink = new HashMap<>();
+        Map<Integer, Integer> chosen = new HashMap<>();
+        for (int key = 0; key < 400; key++) {
+            int u = compile(layout, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", key)
+                    .stamp().uplink();
+            perUplink.merge(u, 1, Integer::sum);
+            chosen.put(key, u);
+        }
+        // leaf port 2 + s leads to spine s
+        assertEquals(Set.of(3, 4, 5, 6), perUplink.keySet());
+        perUplink.values().forEach(n -> assertTrue(n > 60 && n < 140, "spread over the uplinks: " + perUplink));
+        // spine 2 (leaf port 4) fails: its groups move, nobody else's stamp changes
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        for (int sw = 0; sw < whole.switchCount(); sw++) {
+            if (!whole.switchName(sw).equals(BitmapFabrics.spine(2))) {
+                b.addSwitch(whole.switchName(sw), whole.role(sw));
+            }
+        }
+        for (int sw = 0; sw < whole.switchCount(); sw++) {
+            for (int e = whole.linkStart(sw); e < whole.linkStart(sw + 1); e++) {
+                String from = whole.switchName(sw);
+                String to = whole.switchName(whole.linkTo(e));
+                if (!from.equals(BitmapFabrics.spine(2)) && !to.equals(BitmapFabrics.spine(2))) {
+                    b.addLink(from, whole.linkFromPort(e), to, whole.linkToPort(e));
+                }
+            }
+        }
+        for (int h = 0; h < whole.hostCount(); h++) {
+            b.addHost(whole.hostName(h), whole.switchName(whole.hostSwitch(h)), whole.hostPort(h));
+        }
+        BitmapLayout after = BitmapLayout.of(b.build(), layout.positionBits());
+        for (int key = 0; key < 400; key++) {
+            int u = compile(after, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", key)
+                    .stamp().uplink();
+            if (chosen.get(key) != 4) {
+                assertEquals(chosen.get(key), u, "group " + key + " did not use the failed spine and keeps its uplink");
+            } else {
+                assertTrue(u != 4, "group " + key + " leaves the failed spine");
+            }
+        }
     }
 
     @Test

@@ -37,4 +37,20 @@ final class BitmapFabrics {
         }
         return b.build();
     }
+
+    /**
+     * @param f      a fabric
+     * @param source a host of it
+     * @param rnd    randomness
+     * @return about a third of the other hosts, each drawn with probability 1/3
+     */
+    static java.util.List<String> randomMembers(FabricSnapshot f, String source, java.util.Random rnd) {
+        java.util.List<String> members = new java.util.ArrayList<>();
+        for (int h = 0; h < f.hostCount(); h++) {
+            if (!f.hostName(h).equals(source) && rnd.nextInt(3) == 0) {
+                members.add(f.hostName(h));
+            }
+        }
+        return members;
+    }
 }

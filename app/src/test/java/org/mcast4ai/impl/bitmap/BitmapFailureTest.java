@@ -59,12 +59,7 @@ class BitmapFailureTest {
                 sim.install(planner.staticEntries(after));
                 for (int g = 0; g < 20; g++) {
                     String source = f.hostName(rnd.nextInt(f.hostCount()));
-                    List<String> members = new ArrayList<>();
-                    for (int h = 0; h < f.hostCount(); h++) {
-                        if (!f.hostName(h).equals(source) && rnd.nextInt(3) == 0) {
-                            members.add(f.hostName(h));
-                        }
-                    }
+                    List<String> members = BitmapFabrics.randomMembers(f, source, rnd);
                     String addr = "239.2.0." + (g + 1);
                     BitmapStamp.Result old = BitmapStamp.compile(before, source, members, IpAddress.valueOf(addr),
                             40000, g);
@@ -103,24 +98,7 @@ class BitmapFailureTest {
     private void check(FabricSnapshot whole, int groupsPerFailure, long seed) {
         Map<String, Integer> indices = new HashMap<>(BitmapLayout.of(whole).positionBits());
         Random rnd = new Random(seed);
-        List<int[]> links = new ArrayList<>();
-        for (int sw = 0; sw < whole.switchCount(); sw++) {
-            for (int e = whole.linkStart(sw); e < whole.linkStart(sw + 1); e++) {
-                if (whole.linkTo(e) > sw) {
-                    links.add(new int[]{sw, e});
-                }
-            }
-        }
-        List<String> failures = new ArrayList<>();
-        for (int[] l : links) {
-            failures.add("link:" + l[0] + ":" + l[1]);
-        }
-        for (int sw = 0; sw < whole.switchCount(); sw++) {
-            if (whole.role(sw) != Role.LEAF) {
-                failures.add("switch:" + sw);
-            }
-        }
-        for (String failure : failures) {
+        for (String failure : failures(whole)) {
             FabricSnapshot f = without(whole, failure);
             BitmapLayout layout = BitmapLayout.of(f, indices);
             assertTrue(layout.fits(), failure + ": " + layout.whyNot());
@@ -132,12 +110,7 @@ class BitmapFailureTest {
             }
             for (int g = 0; g < groupsPerFailure; g++) {
                 String source = f.hostName(rnd.nextInt(f.hostCount()));
-                List<String> members = new ArrayList<>();
-                for (int h = 0; h < f.hostCount(); h++) {
-                    if (!f.hostName(h).equals(source) && rnd.nextInt(3) == 0) {
-                        members.add(f.hostName(h));
-                    }
-                }
+                List<String> members = BitmapFabrics.randomMembers(f, source, rnd);
                 if (members.isEmpty()) {
                     continue;
                 }

@@ -11,7 +11,6 @@ import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.criteria.Criterion;
 import org.onosproject.net.flow.criteria.IPCriterion;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -227,12 +226,7 @@ class BitmapPlannerTest {
         }
         for (int g = 0; g < groups; g++) {
             String source = f.hostName(rnd.nextInt(f.hostCount()));
-            List<String> members = new ArrayList<>();
-            for (int h = 0; h < f.hostCount(); h++) {
-                if (!f.hostName(h).equals(source) && rnd.nextInt(3) == 0) {
-                    members.add(f.hostName(h));
-                }
-            }
+            List<String> members = BitmapFabrics.randomMembers(f, source, rnd);
             if (members.isEmpty()) {
                 continue;
             }

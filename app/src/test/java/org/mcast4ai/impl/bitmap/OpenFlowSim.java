@@ -84,21 +84,7 @@ final class OpenFlowSim {
      */
     List<Delivery> send(String host, long ethSrc, String dst) {
         int h = fabric.hostIndex(host);
-        int ip = Ip4Address.valueOf(dst).toInt();
-        List<Delivery> out = new ArrayList<>();
-        Deque<long[]> queue = new ArrayDeque<>(); // switch, in port, eth src
-        queue.add(new long[]{fabric.hostSwitch(h), fabric.hostPort(h), ethSrc});
-        int hops = 0;
-        while (!queue.isEmpty()) {
-            if (++hops > 10_000) {
-                throw new AssertionError("forwarding loop");
-            }
-            long[] p = queue.poll();
-            for (long[] copy : process((int) p[0], p[1], p[2], ip)) {
-                emit((int) p[0], copy[0], copy[1], queue, out);
-            }
-        }
-        return out;
+        return inject(fabric.switchName(fabric.hostSwitch(h)), fabric.hostPort(h), ethSrc, 0, dst);
     }
 
     /**

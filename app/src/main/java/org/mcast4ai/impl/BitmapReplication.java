@@ -20,6 +20,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -114,14 +116,7 @@ final class BitmapReplication {
         }
         staticSent = next;
         if (programmer != null && next.fits()) {
-            programmer.applyStatic(next).whenComplete((v, e) -> {
-                if (e != null) {
-                    log.warn("Static BITMAP tables not in place: {}", e.getMessage());
-                } else if (isCurrent(next)) {
-                    staticInPlace = next;
-                    onStaticInPlace.run();
-                }
-            });
+            sendStatic(next, RETRY_FIRST_MS);
         } else if (!next.fits()) {
             log.info("BITMAP does not fit the fabric: {}", next.whyNot().orElse(""));
             staticInPlace = null;
@@ -135,6 +130,44 @@ final class BitmapReplication {
                 });
             }
         }
+    }
+
+    private static final long RETRY_FIRST_MS = 250;
+    private static final long RETRY_MAX_MS = 5000;
+
+    // A switch that refused its tables (a switch back without the egress groups its rules need, until ONOS's
+    // group audit adds them again) is tried again, with backoff, while the layout is current: nothing else
+    // would, since the next topology change may be far away.
+    private void sendStatic(BitmapLayout next, long retryMs) {
+        programmer.applyStatic(next).whenComplete((v, e) -> {
+            if (e == null) {
+                if (isCurrent(next)) {
+                    staticInPlace = next;
+                    onStaticInPlace.run();
+                }
+                return;
+            }
+            log.warn("Static BITMAP tables not in place (trying again in {} ms): {}", retryMs, e.getMessage());
+            ScheduledExecutorService t = retryTimer;
+            if (t != null && isCurrent(next)) {
+                try {
+                    t.schedule(() -> {
+                        if (isCurrent(next) && staticInPlace != next) {
+                            sendStatic(next, Math.min(RETRY_MAX_MS, retryMs * 2));
+                        }
+                    }, retryMs, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    log.debug("Stopped; no retry of the static tables");
+                }
+            }
+        });
+    }
+
+    private volatile ScheduledExecutorService retryTimer;
+
+    /** @param timer where retries of refused static tables are scheduled (null: none) */
+    void setRetryTimer(ScheduledExecutorService timer) {
+        this.retryTimer = timer;
     }
 
     private synchronized BitmapLayout inUse(FabricSnapshot fabric) {

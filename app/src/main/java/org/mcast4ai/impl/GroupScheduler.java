@@ -197,7 +197,12 @@ final class GroupScheduler {
         return audits.sum();
     }
 
-    /** Takes up the groups this instance owns: after a restart or when partitions move between instances. */
+    /**
+     * Takes up the groups this instance owns: after a restart or when partitions move between instances. Every
+     * owned group is reconciled (quietly when nothing changed: no store write, no batch), which rebuilds what
+     * lives only in memory from the fabric as it is now: the topology index with the groups' hosts, the groups
+     * waiting for the fabric to reach more receivers, and it sends whatever ONOS's flow store lacks.
+     */
     void resumeOwnedGroups() {
         // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
         bitmaps.refreshFit(snapshots.snapshot());
@@ -207,17 +212,8 @@ final class GroupScheduler {
             }
         });
         for (P2mpGroup g : store.getAll()) {
-            switch (g.state()) {
-                case SUBMITTED:
-                case COMPILING:
-                case INSTALLING:
-                case WITHDRAWING:
-                    if (isMine(g.id())) {
-                        schedule(g.id(), "resumed by this instance");
-                    }
-                    break;
-                default:
-                    break;
+            if (isMine(g.id())) {
+                schedule(g.id(), "resumed by this instance");
             }
         }
     }

@@ -235,6 +235,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         store.setDelegate(delegate);
         bitmaps.setOnStaticInPlace(() -> scheduler.later(scheduler::staticTablesInPlace));
+        bitmaps.setRetryTimer(timer);
         topology.start();
         workPartitionService.addListener(partitionListener);
         scheduler.later(scheduler::resumeOwnedGroups);

@@ -40,4 +40,54 @@ class ManagerRestartTest {
                 .noneMatch(r -> r.selector().toString().contains(done.address().toString())),
                 "nothing of the withdrawn group is left on any switch");
     }
+
+    @Test
+    void aHostThatMovesAfterATakeoverIsFollowed() {
+        ManagerHarness h = new ManagerHarness();
+        P2mpGroup g = h.manager.submit(request("g", 2, 1, 3, 1));
+        h.flows.ackAll();
+        h.restart();
+        h.flows.ackAll();
+        // the new instance knows which groups the host is in: its move recompiles the group
+        h.fabric.moveHost(3, 1, TestFabric.leaf(4), 9);
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertTrue(h.manager.getInstalledPlan(g.id()).branches().containsKey(TestFabric.leaf(4)),
+                "the tree reaches the host where it is now: " + h.manager.getInstalledPlan(g.id()).branches());
+        assertTrue(!h.manager.getInstalledPlan(g.id()).branches().containsKey(TestFabric.leaf(3)),
+                "and no longer where it was");
+    }
+
+    @Test
+    void aDegradedGroupsLinkReturningAfterATakeoverMakesItWhole() {
+        ManagerHarness h = new ManagerHarness();
+        P2mpGroup g = h.manager.submit(request("g", 2, 1, 3, 1));
+        h.flows.ackAll();
+        h.fabric.linkDown(3, 1);
+        h.fabric.linkDown(3, 2);
+        h.flows.ackAll();
+        assertEquals(GroupState.DEGRADED, h.get(g.id()).state());
+        h.restart();
+        h.flows.ackAll();
+        // the new instance knows the group waits for the fabric: the link coming back reaches the receiver
+        h.fabric.linkUp(3, 1);
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertTrue(now.unreachable().isEmpty());
+    }
+
+    @Test
+    void aTakeoverWritesNothingForGroupsThatAreInPlace() {
+        ManagerHarness h = new ManagerHarness();
+        P2mpGroup g = h.manager.submit(request("g", 2, 1, 3, 1));
+        h.flows.ackAll();
+        long version = h.get(g.id()).version();
+        int batches = h.flows.batches().size();
+        h.restart();
+        h.flows.ackAll();
+        assertEquals(version, h.get(g.id()).version(), "no store write");
+        assertEquals(batches, h.flows.batches().size(), "no batch");
+    }
 }

@@ -150,12 +150,27 @@ final class TestFabric {
                         || k.src().deviceId().equals(spine(spineNo)) && k.dst().deviceId().equals(leaf(leafNo)))
                 .collect(Collectors.toList());
         linkList.removeAll(gone);
+        linksCut.addAll(gone);
         for (Link k : gone) {
             links.fire(new LinkEvent(LinkEvent.Type.LINK_REMOVED, k));
         }
     }
 
     private final java.util.Map<DeviceId, List<Link>> linksOfDown = new java.util.HashMap<>();
+    private final List<Link> linksCut = new ArrayList<>();
+
+    /** Brings both directions of a link taken down with {@link #linkDown} back. */
+    void linkUp(int leafNo, int spineNo) {
+        List<Link> back = linksCut.stream()
+                .filter(k -> k.src().deviceId().equals(leaf(leafNo)) && k.dst().deviceId().equals(spine(spineNo))
+                        || k.src().deviceId().equals(spine(spineNo)) && k.dst().deviceId().equals(leaf(leafNo)))
+                .collect(Collectors.toList());
+        linksCut.removeAll(back);
+        for (Link k : back) {
+            linkList.add(k);
+            links.fire(new LinkEvent(LinkEvent.Type.LINK_ADDED, k));
+        }
+    }
 
     /** Takes a device down (unavailable) and its links with it. */
     void deviceDown(DeviceId id) {

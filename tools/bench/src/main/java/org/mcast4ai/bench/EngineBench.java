@@ -31,7 +31,9 @@ import java.util.Set;
  * figures for unicast, Trellis and flat BIER computed in the same run. Writes a Markdown table, a CSV and a
  * PNG plot of link bytes against receiver count.
  *
- * <p>Usage: {@code EngineBench [--quick] [--out DIR] [--k 16,32,48,64]}.
+ * <p>Usage: {@code EngineBench [--quick] [--out DIR] [--k 16,32,48,64]}; results go to
+ * {@code tools/bench/target/engine} unless {@code --out} names another folder ({@code --out docs/bench} for the
+ * published figures).
  */
 public final class EngineBench {
     private static final int PAYLOAD = 4096;
@@ -53,7 +55,9 @@ public final class EngineBench {
      */
     public static void main(String[] args) throws IOException {
         boolean quick = false;
-        File out = new File("docs/bench");
+        // results go under target/ unless asked (--out docs/bench writes the published figures): a run leaves the
+        // checkout clean
+        File out = new File("tools/bench/target/engine");
         int[] ks = {16, 32, 48, 64};
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {

@@ -159,6 +159,19 @@ class FaultSuiteOvsIT {
         boolean controllerDown;
         // state deleted around the app: repaired by the audit, not rerouted
         long targetMs = REROUTE_TARGET_MS;
+        double seconds = SECONDS;
+        long faultAtMs = FAULT_AT_MS;
+        long restoreAtMs = RESTORE_AT_MS;
+        // problems the fault itself found (the churn's own groups)
+        final List<String> own = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // what the fault did, for the report
+        volatile String note = "";
+
+        Scenario lasting(double streamSeconds, long restoreAt) {
+            seconds = streamSeconds;
+            restoreAtMs = restoreAt;
+            return this;
+        }
 
         Scenario(String name, Runnable fault, Runnable restore) {
             this.name = name;
@@ -235,6 +248,14 @@ class FaultSuiteOvsIT {
             }
         }).controllerDown());
 
+        // a scheduler's churn beside the long-lived groups: a third tenant's groups created, INSTALLED, withdrawn and
+        // purged one after another over REST for 60 s; the long-lived groups must not lose a packet
+        Churn churn = new Churn();
+        Scenario churning = new Scenario("60 s of churn beside the long-lived groups", churn::start, churn::stop)
+                .lasting(63, 61_500);
+        churn.scenario = churning;
+        scenarios.add(churning);
+
         int passed = 0;
         long duplicates = 0;
         long strays = 0;
@@ -282,25 +303,25 @@ class FaultSuiteOvsIT {
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3",
                 LabHarness.root().resolve("tools/traffic/stream.py").toString(),
                 "--fabric", running.fabricFile.toString(), "--rate", Double.toString(RATE),
-                "--duration", Double.toString(SECONDS), "--out", out.toString()));
+                "--duration", Double.toString(s.seconds), "--out", out.toString()));
         for (Group g : GROUPS.values()) {
             cmd.addAll(List.of("--group", g.id + ":" + g.source + ":" + g.address + ":" + String.join(",", g.members)));
         }
         Process stream = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(LabHarness.root().resolve("tools/lab/target/faults/stream.log").toFile()).start();
         long t0 = System.currentTimeMillis();
-        Thread.sleep(FAULT_AT_MS);
+        Thread.sleep(s.faultAtMs);
         long faultAt = System.currentTimeMillis();
         s.fault.run();
-        Thread.sleep(RESTORE_AT_MS - FAULT_AT_MS - 500);
+        Thread.sleep(s.restoreAtMs - s.faultAtMs - 500);
         Map<String, JsonNode> during = new LinkedHashMap<>();
         for (Group g : GROUPS.values()) {
             during.put(g.name, s.controllerDown ? null : running.rest.call("GET", "groups/" + g.id, null, 200));
         }
-        Thread.sleep(Math.max(0, t0 + RESTORE_AT_MS - System.currentTimeMillis()));
+        Thread.sleep(Math.max(0, t0 + s.restoreAtMs - System.currentTimeMillis()));
         long restoreAt = System.currentTimeMillis();
         s.restore.run();
-        if (!stream.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || stream.exitValue() != 0) {
+        if (!stream.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || stream.exitValue() != 0) {
             stream.destroyForcibly();
             throw new AssertionError("stream.py failed: " + Files.readString(out.resolveSibling("stream.log")));
         }
@@ -310,12 +331,86 @@ class FaultSuiteOvsIT {
         }
         Map<String, Object> judged = judge(s, LabHarness.MAPPER.readTree(Files.readString(out)), faultAt, restoreAt,
                 during, after);
+        if (!s.note.isEmpty()) {
+            judged.put("note", s.note);
+            judged.put("summary", judged.get("summary") + " (" + s.note + ")");
+        }
+        for (String p : s.own) {
+            judged.put("passed", false);
+            ((List<String>) judged.get("hardProblems")).add(p);
+            judged.put("summary", judged.get("summary") + "\n    " + p);
+        }
         if (!unsettled.isEmpty()) {
             judged.put("passed", false);
             ((List<String>) judged.get("hardProblems")).add("not INSTALLED before the scenario: " + unsettled);
             judged.put("summary", judged.get("summary") + "\n    not INSTALLED before the scenario: " + unsettled);
         }
         return judged;
+    }
+
+    /** Creates and withdraws groups of tenant t3 one after another until stopped. */
+    private static final class Churn {
+        Scenario scenario;
+        private volatile boolean stopping;
+        private Thread thread;
+        int cycles;
+
+        void start() {
+            stopping = false;
+            thread = new Thread(this::loop, "fault-suite-churn");
+            thread.start();
+        }
+
+        void stop() {
+            stopping = true;
+            try {
+                thread.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            scenario.note = cycles + " create+withdraw cycles of tenant t3 over REST";
+        }
+
+        private void loop() {
+            java.util.Random rnd = new java.util.Random(7);
+            List<LabFabric.Host> hosts = running.lab.fabric().hosts();
+            while (!stopping) {
+                LabFabric.Host src = hosts.get(rnd.nextInt(hosts.size()));
+                List<String> rs = new ArrayList<>();
+                for (LabFabric.Host h : hosts) {
+                    if (h != src && rnd.nextInt(3) == 0) {
+                        rs.add('"' + h.ip() + '"');
+                    }
+                }
+                if (rs.isEmpty()) {
+                    continue;
+                }
+                String mode = cycles % 2 == 0 ? "TREE" : "AUTO";
+                try {
+                    JsonNode g = running.rest.call("POST", "groups", "{\"tenant\":\"t3\",\"name\":\"churn-" + cycles
+                            + "\",\"jobId\":\"churn\",\"source\":\"" + src.ip() + "\",\"receivers\":["
+                            + String.join(",", rs) + "],\"mode\":\"" + mode + "\"}", 201);
+                    long id = g.path("id").asLong();
+                    JsonNode installed = running.rest.await(id, 15_000);
+                    if (!"INSTALLED".equals(installed.path("state").asText())) {
+                        scenario.own.add("churn group " + id + " " + installed.path("state").asText() + ": "
+                                + installed.path("reason").asText());
+                    }
+                    running.rest.call("DELETE", "groups/" + id + "?purge=true", null, 202);
+                    JsonNode withdrawn = running.rest.await(id, 15_000);
+                    if (!"WITHDRAWN".equals(withdrawn.path("state").asText())) {
+                        scenario.own.add("churn group " + id + " " + withdrawn.path("state").asText());
+                    }
+                    running.rest.call("DELETE", "groups/" + id + "?purge=true", null, 204);
+                    cycles++;
+                } catch (Exception | AssertionError e) {
+                    scenario.own.add("churn: " + e.getMessage());
+                    if (scenario.own.size() > 20) {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /** After a restart: a new group gets an id and an address no group that may still be on a switch has. */

@@ -127,6 +127,11 @@ public final class P2mpGroup {
         return history.get(history.size() - 1).reason();
     }
 
+    /** @return the kind of failure of a FAILED group, null in every other state */
+    public FailureKind failure() {
+        return history.get(history.size() - 1).failure();
+    }
+
     /** @return state changes, oldest first, at most {@link #HISTORY_LIMIT} */
     public List<StateChange> history() {
         return history;
@@ -144,10 +149,26 @@ public final class P2mpGroup {
      * @return a copy in the new state
      */
     public P2mpGroup withState(GroupState state, long timeMillis, String reason) {
+        return withState(state, timeMillis, reason, null);
+    }
+
+    /**
+     * The group FAILED, for a reason of a given kind.
+     *
+     * @param failure    the kind of failure
+     * @param timeMillis when
+     * @param reason     why, in words
+     * @return the failed group (next version)
+     */
+    public P2mpGroup withFailure(FailureKind failure, long timeMillis, String reason) {
+        return withState(GroupState.FAILED, timeMillis, reason, failure);
+    }
+
+    private P2mpGroup withState(GroupState state, long timeMillis, String reason, FailureKind failure) {
         ImmutableList.Builder<StateChange> h = ImmutableList.builder();
         int skip = Math.max(0, history.size() + 1 - HISTORY_LIMIT);
         h.addAll(history.subList(skip, history.size()));
-        h.add(new StateChange(state, timeMillis, reason));
+        h.add(new StateChange(state, timeMillis, reason, failure));
         return new P2mpGroup(id, request, address, effectiveMode, modeReason, unreachable, h.build(), version + 1);
     }
 

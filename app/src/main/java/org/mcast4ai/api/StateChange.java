@@ -7,6 +7,7 @@ public final class StateChange {
     private final GroupState state;
     private final long timeMillis;
     private final String reason;
+    private final FailureKind failure;
 
     /**
      * @param state      the state entered
@@ -14,9 +15,25 @@ public final class StateChange {
      * @param reason     why (empty if self-evident)
      */
     public StateChange(GroupState state, long timeMillis, String reason) {
+        this(state, timeMillis, reason, null);
+    }
+
+    /**
+     * @param state      the state entered
+     * @param timeMillis wall-clock time it was entered
+     * @param reason     why (empty if self-evident)
+     * @param failure    for FAILED, the kind of failure; null otherwise
+     */
+    public StateChange(GroupState state, long timeMillis, String reason, FailureKind failure) {
         this.state = Objects.requireNonNull(state);
         this.timeMillis = timeMillis;
         this.reason = reason == null ? "" : reason;
+        this.failure = state == GroupState.FAILED ? failure : null;
+    }
+
+    /** @return for a FAILED step, the kind of failure (null if not FAILED, or not known) */
+    public FailureKind failure() {
+        return failure;
     }
 
     /** @return the state entered */
@@ -40,12 +57,12 @@ public final class StateChange {
             return false;
         }
         StateChange s = (StateChange) o;
-        return state == s.state && timeMillis == s.timeMillis && reason.equals(s.reason);
+        return state == s.state && timeMillis == s.timeMillis && reason.equals(s.reason) && failure == s.failure;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(state, timeMillis, reason);
+        return Objects.hash(state, timeMillis, reason, failure);
     }
 
     @Override

@@ -27,6 +27,7 @@ public final class P2mpGroupCodec extends JsonCodec<P2mpGroup> {
     static final String ADDRESS = "address";
     static final String STATE = "state";
     static final String REASON = "reason";
+    static final String FAILURE = "failure";
     static final String HISTORY = "history";
     static final String UNREACHABLE = "unreachable";
     static final String VERSION = "version";
@@ -58,7 +59,8 @@ public final class P2mpGroupCodec extends JsonCodec<P2mpGroup> {
                 .put(P2mpGroupRequestCodec.PRIORITY, r.priority())
                 .put(ADDRESS, group.address().toString())
                 .put(STATE, group.state().name())
-                .put(REASON, group.reason());
+                .put(REASON, group.reason())
+                .put(FAILURE, group.failure() == null ? null : group.failure().name());
         ArrayNode history = out.putArray(HISTORY);
         group.history().forEach(h -> history.add(StateChangeCodec.encode(h)));
         out.set(UNREACHABLE, P2mpGroupRequestCodec.encodeEndpoints(group.unreachable()));

@@ -60,6 +60,20 @@ final class CompileStep {
      * @return the record written, or null if the record changed since it was read (nothing is written)
      */
     P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable) {
+        return finish(to, reason, unreachable, null);
+    }
+
+    /**
+     * Like {@link #finish(GroupState, String, Set)}, with the kind of failure when {@code to} is FAILED.
+     *
+     * @param to          the state the compile leads to
+     * @param reason      why
+     * @param unreachable receivers it cannot reach, or null to keep the record's
+     * @param failure     the kind of failure (FAILED only)
+     * @return the group written, or null if the record changed since it was read
+     */
+    P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable,
+                     org.mcast4ai.api.FailureKind failure) {
         boolean[] written = {false};
         P2mpGroup result = store.update(read.id(), cur -> {
             written[0] = false;
@@ -75,7 +89,7 @@ final class CompileStep {
                 next = next.withUnreachable(unreachable);
             }
             written[0] = true;
-            return next.withState(to, now, reason);
+            return to == GroupState.FAILED ? next.withFailure(failure, now, reason) : next.withState(to, now, reason);
         });
         return written[0] ? result : null;
     }

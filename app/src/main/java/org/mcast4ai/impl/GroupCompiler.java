@@ -35,12 +35,15 @@ final class GroupCompiler {
         final Set<Endpoint> unreachable;
         final Set<HostId> hosts;
         final String failure;
+        final org.mcast4ai.api.FailureKind kind;
 
-        private Result(GroupPlan plan, Set<Endpoint> unreachable, Set<HostId> hosts, String failure) {
+        private Result(GroupPlan plan, Set<Endpoint> unreachable, Set<HostId> hosts, String failure,
+                       org.mcast4ai.api.FailureKind kind) {
             this.plan = plan;
             this.unreachable = ImmutableSet.copyOf(unreachable);
             this.hosts = ImmutableSet.copyOf(hosts);
             this.failure = failure;
+            this.kind = kind;
         }
 
         /** @return true if the source could not be placed or no receiver is reachable */
@@ -89,19 +92,22 @@ final class GroupCompiler {
         }
         if (source < 0) {
             return new Result(GroupPlan.empty(), group.request().receivers(), resolved,
-                    "source " + group.request().source() + " is not attached to an available switch");
+                    "source " + group.request().source() + " is not attached to an available switch",
+                    org.mcast4ai.api.FailureKind.SOURCE_UNREACHABLE);
         }
         if (count == 0) {
-            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
+            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
+                    org.mcast4ai.api.FailureKind.NO_RECEIVER_REACHABLE);
         }
         MulticastTree tree = trees.compute(fabric, source, Arrays.copyOf(receivers, count), group.id().value());
         for (int r : tree.unreachable()) {
             unreachable.add(byIndex.get(r));
         }
         if (unreachable.size() == group.request().receivers().size()) {
-            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable");
+            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
+                    org.mcast4ai.api.FailureKind.NO_RECEIVER_REACHABLE);
         }
-        return new Result(toPlan(tree, view), unreachable, resolved, null);
+        return new Result(toPlan(tree, view), unreachable, resolved, null, null);
     }
 
     private static GroupPlan toPlan(MulticastTree tree, FabricView view) {

@@ -2,6 +2,7 @@ package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
@@ -170,14 +171,17 @@ final class GroupInstaller {
         GroupState outcome;
         String reason;
         Set<Endpoint> unreachable;
+        FailureKind failure = null;
         if (bd.choice.failure() != null) {
             target = GroupPlan.empty();
             outcome = GroupState.FAILED;
+            failure = FailureKind.MODE_UNAVAILABLE;
             reason = bd.choice.failure();
             unreachable = ImmutableSet.of();
         } else if (compiled == null) {
             target = GroupPlan.empty();
             outcome = GroupState.FAILED;
+            failure = FailureKind.COMPILE_ERROR;
             reason = "the tree computation failed; see the ONOS log";
             unreachable = ImmutableSet.of();
         } else {
@@ -186,6 +190,7 @@ final class GroupInstaller {
             unreachable = compiled.unreachable;
             if (compiled.failed()) {
                 outcome = GroupState.FAILED;
+                failure = compiled.kind;
                 reason = compiled.failure + InstallAttempt.describe(unreachable);
             } else if (!unreachable.isEmpty()) {
                 outcome = GroupState.DEGRADED;
@@ -212,14 +217,16 @@ final class GroupInstaller {
             return;
         }
         if (quiet) {
-            step.finish(outcome, reason, unreachable);
+            step.finish(outcome, reason, unreachable, failure);
             return;
         }
         P2mpGroup sending = step.finish(GroupState.INSTALLING, lost.branches().isEmpty()
                 ? "programming " + Math.max(1, changed.size()) + " switch(es)"
                 : "repairing: rules missing on " + lost.branches().keySet(), unreachable);
         if (sending != null) {
-            send(sending, new InstallAttempt(installed, uncertain, target, outcome, reason));
+            InstallAttempt a = new InstallAttempt(installed, uncertain, target, outcome, reason);
+            a.failure = failure;
+            send(sending, a);
         }
     }
 
@@ -310,7 +317,8 @@ final class GroupInstaller {
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
                     || cur.state() != GroupState.INSTALLING || !WAITING_FOR_STATIC.equals(cur.reason()) ? cur
-                    : cur.withState(GroupState.FAILED, clock.getAsLong(), STATIC_TIMED_OUT + timeout + " ms"))),
+                    : cur.withFailure(FailureKind.STATIC_TABLES_TIMEOUT, clock.getAsLong(),
+                        STATIC_TIMED_OUT + timeout + " ms"))),
                     timeout, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             log.debug("Stopped; no deadline for group {}", id);
@@ -360,7 +368,7 @@ final class GroupInstaller {
         FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
             @Override
             public void onSuccess(FlowRuleOperations ops) {
-                later(group.id(), () -> completed(group.id(), attempt, null));
+                later(group.id(), () -> completed(group.id(), attempt, null, null));
             }
 
             @Override
@@ -373,7 +381,7 @@ final class GroupInstaller {
                     return;
                 }
                 String why = InstallAttempt.rejected(ops);
-                later(group.id(), () -> completed(group.id(), attempt, why));
+                later(group.id(), () -> completed(group.id(), attempt, why, FailureKind.SWITCH_REFUSED));
             }
         };
         try {
@@ -395,11 +403,12 @@ final class GroupInstaller {
             }
         } catch (RuntimeException e) {
             log.warn("Sending the entries of group {} failed", group.id(), e);
-            completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage());
+            completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage(),
+                    FailureKind.SWITCH_REFUSED);
             return;
         }
         if (attempt.devices.isEmpty()) {
-            completed(group.id(), attempt, null);
+            completed(group.id(), attempt, null, null);
             return;
         }
         int timeout = timeoutMs.getAsInt();
@@ -407,8 +416,9 @@ final class GroupInstaller {
             String why = "no acknowledgement from switch(es) " + attempt.devices.stream().map(DeviceId::toString)
                     .sorted().collect(Collectors.joining(", ", "[", "]")) + " within " + timeout + " ms";
             try {
-                attempt.timeout = timer.schedule(() -> later(group.id(), () -> completed(group.id(), attempt, why)),
-                        timeout, TimeUnit.MILLISECONDS);
+                attempt.timeout = timer.schedule(() -> later(group.id(),
+                        () -> completed(group.id(), attempt, why, FailureKind.SWITCH_TIMEOUT)), timeout,
+                        TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 log.debug("Stopped; no timeout for group {}", group.id());
             }
@@ -434,7 +444,7 @@ final class GroupInstaller {
         reconcile(id, "switch(es) " + gone + " disconnected during programming");
     }
 
-    private void completed(P2mpGroupId id, InstallAttempt attempt, String error) {
+    private void completed(P2mpGroupId id, InstallAttempt attempt, String error, FailureKind kind) {
         if (!inFlight.remove(id.value(), attempt)) {
             if (error != null) {
                 log.debug("Late or repeated failure for group {} ignored: {}", id, error);
@@ -460,12 +470,12 @@ final class GroupInstaller {
                 index.remove(id.value());
             }
             if (attempt.onSuccess != expected) {
-                transition(id, expected, attempt.onSuccess, attempt.successReason, null);
+                transition(id, expected, attempt.onSuccess, attempt.successReason, null, attempt.failure);
             }
         } else {
             // the uncertain plan written before sending keeps track of what the batch may have left
             String prefix = attempt.withdrawal() ? "withdraw incomplete: " : "";
-            transition(id, expected, GroupState.FAILED, prefix + error, null);
+            transition(id, expected, GroupState.FAILED, prefix + error, null, kind);
         }
         if (attempt.rerun || (attempt.chain && error == null)) {
             reconcile(id, "");
@@ -474,12 +484,18 @@ final class GroupInstaller {
 
     private void transition(P2mpGroupId id, GroupState from, GroupState to, String reason,
                             Set<Endpoint> unreachable) {
+        transition(id, from, to, reason, unreachable, null);
+    }
+
+    private void transition(P2mpGroupId id, GroupState from, GroupState to, String reason,
+                            Set<Endpoint> unreachable, FailureKind failure) {
         store.update(id, cur -> {
             if (cur.state() != from) {
                 return cur;
             }
             P2mpGroup next = unreachable == null ? cur : cur.withUnreachable(unreachable);
-            return next.withState(to, clock.getAsLong(), reason);
+            return to == GroupState.FAILED ? next.withFailure(failure, clock.getAsLong(), reason)
+                    : next.withState(to, clock.getAsLong(), reason);
         });
     }
 }

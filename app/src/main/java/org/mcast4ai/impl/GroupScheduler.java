@@ -122,7 +122,7 @@ final class GroupScheduler {
             boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
                     && g.effectiveMode() != ReplicationMode.BITMAP && g.state() != GroupState.FAILED;
             boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
-                    || g.state() == GroupState.FAILED && g.reason().startsWith(GroupInstaller.STATIC_TIMED_OUT));
+                    || g.failure() == org.mcast4ai.api.FailureKind.STATIC_TABLES_TIMEOUT);
             if ((autoOnTree || bitmapWaiting) && g.state().isLive() && isMine(g.id())) {
                 schedule(g.id(), "static BITMAP tables in place");
             }

@@ -44,6 +44,8 @@ final class InstallAttempt {
     boolean chain;
     // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
     boolean clearsUncertain;
+    // when success means FAILED (a group that cannot be served has its old entries removed): the kind
+    org.mcast4ai.api.FailureKind failure;
 
     InstallAttempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
                    String successReason) {

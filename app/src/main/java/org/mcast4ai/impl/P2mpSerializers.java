@@ -36,7 +36,7 @@ public final class P2mpSerializers {
             .register(KryoNamespaces.API)
             .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
                     GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
-                    BitmapStamp.class)
+                    BitmapStamp.class, org.mcast4ai.api.FailureKind.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
             .build("mcast4ai");
 

@@ -37,7 +37,8 @@ class P2mpGroupCodecTest {
         List<String> fields = new ArrayList<>();
         n.fieldNames().forEachRemaining(fields::add);
         assertEquals(List.of("id", "tenant", "name", "jobId", "source", "receivers", "mode", "effectiveMode",
-                "modeReason", "reliability", "priority", "address", "state", "reason", "history", "unreachable",
+                "modeReason", "reliability", "priority", "address", "state", "reason", "failure", "history",
+                "unreachable",
                 "version"), fields);
         assertEquals(7, n.get("id").asLong());
         assertEquals("tenant-a", n.get("tenant").asText());

@@ -113,6 +113,7 @@ class BitmapReplicationTest {
         P2mpGroup g = big.manager.submit(bitmap("a", 2, 1));
         P2mpGroup now = big.get(g.id());
         assertEquals(GroupState.FAILED, now.state());
+        assertEquals(org.mcast4ai.api.FailureKind.MODE_UNAVAILABLE, now.failure());
         assertTrue(now.reason().contains("BITMAP replication is not possible")
                 && now.reason().contains("carries 46"), now.reason());
         assertTrue(big.flows.batches().isEmpty(), "nothing programmed");
@@ -247,6 +248,7 @@ class BitmapReplicationTest {
         h.flows.fail(leaf(1));
         P2mpGroup failed = h.get(g.id());
         assertEquals(GroupState.FAILED, failed.state());
+        assertEquals(org.mcast4ai.api.FailureKind.SWITCH_REFUSED, failed.failure());
         assertTrue(failed.reason().contains(leaf(1).toString()), failed.reason());
         assertNull(h.store.installedStamp(g.id()));
         assertNotNull(h.store.uncertainStamp(g.id()), "what the batch may have left is on record");
@@ -315,6 +317,7 @@ class BitmapReplicationTest {
             P2mpGroup failed = s.get(g.id());
             assertEquals(GroupState.FAILED, failed.state(), failed.reason());
             assertEquals(GroupInstaller.STATIC_TIMED_OUT + "50 ms", failed.reason());
+            assertEquals(org.mcast4ai.api.FailureKind.STATIC_TABLES_TIMEOUT, failed.failure());
             assertNull(s.store.installedStamp(g.id()), "no stamp sent");
 
             silent.confirmAll(); // the switches confirm after all: the group is installed then

@@ -228,4 +228,20 @@ class TopologyChangeTest {
         h.fabric.linkDown(1, s);
         assertEquals(batches, h.flows.batches().size());
     }
+
+    @Test
+    void aGroupWhoseSourceLeafGoesFailsAsSourceUnreachableAndComesBack() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1, 4, 2);
+        h.fabric.deviceDown(leaf(1));
+        h.flows.ackAll();
+        P2mpGroup failed = h.get(g.id());
+        assertEquals(GroupState.FAILED, failed.state(), failed.reason());
+        assertEquals(org.mcast4ai.api.FailureKind.SOURCE_UNREACHABLE, failed.failure(), failed.reason());
+        h.fabric.deviceUp(leaf(1));
+        h.flows.ackAll();
+        P2mpGroup back = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, back.state(), back.reason());
+        assertEquals(null, back.failure());
+        assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(back));
+    }
 }

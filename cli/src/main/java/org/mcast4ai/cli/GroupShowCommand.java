@@ -49,7 +49,8 @@ public class GroupShowCommand extends Mcast4aiCommand {
         if (!g.modeReason().isEmpty()) {
             print("mode reason: %s", g.modeReason());
         }
-        print("state=%s%s", g.state(), g.reason().isEmpty() ? "" : " (" + g.reason() + ")");
+        print("state=%s%s%s", g.state(), g.failure() == null ? "" : " " + g.failure(),
+                g.reason().isEmpty() ? "" : " (" + g.reason() + ")");
         print("source: %s", g.request().source());
         print("receivers (%d): %s", g.request().receivers().size(), Format.endpoints(g.request().receivers()));
         if (!g.unreachable().isEmpty()) {

@@ -66,6 +66,9 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<Long, BitmapStamp> stamps;
     private ConsistentMap<Long, BitmapStamp> uncertainStamps;
     private ConsistentMap<String, Integer> bitPositions;
+    // index -> the position that holds it: an index is claimed here first, so two instances allocating
+    // different new positions at once can never both take it
+    private ConsistentMap<Integer, String> bitIndexOwners;
     private AtomicCounter ids;
     private AtomicCounterMap<String> tenants;
     private final MapEventListener<Long, P2mpGroup> groupListener = new InternalGroupListener();
@@ -90,6 +93,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-uncertain-stamps").withSerializer(serializer).build();
         bitPositions = storageService.<String, Integer>consistentMapBuilder()
                 .withName("mcast4ai-bit-positions").withSerializer(serializer).build();
+        bitIndexOwners = storageService.<Integer, String>consistentMapBuilder()
+                .withName("mcast4ai-bit-index-owners").withSerializer(serializer).build();
         ids = storageService.getAtomicCounter("mcast4ai-group-ids");
         tenants = storageService.<String>atomicCounterMapBuilder().withName("mcast4ai-tenant-group-counts")
                 .withSerializer(serializer).build();
@@ -330,19 +335,28 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         }
         Map<String, Integer> known = new HashMap<>();
         bitPositions.entrySet().forEach(e -> known.put(e.getKey(), e.getValue().value()));
-        // new positions in a fixed order, each taking the lowest index no position holds; if another instance
-        // allocated the position meanwhile, putIfAbsent hands back its index
+        // new positions in a fixed order, each taking the lowest index no position holds. The index is claimed
+        // first (owners map), then the position takes it; if another instance assigned the position meanwhile,
+        // its index wins and ours is given back
         for (String key : new TreeSet<>(positions)) {
+            Set<Integer> used = new HashSet<>(known.values());
             while (!known.containsKey(key)) {
                 int next = 0;
-                Set<Integer> used = new HashSet<>(known.values());
                 while (used.contains(next)) {
                     next++;
+                }
+                Versioned<String> owner = bitIndexOwners.putIfAbsent(next, key);
+                if (owner != null && !owner.value().equals(key)) {
+                    used.add(next);
+                    continue;
                 }
                 Versioned<Integer> won = bitPositions.putIfAbsent(key, next);
                 if (won == null) {
                     known.put(key, next);
                 } else {
+                    if (won.value() != next) {
+                        bitIndexOwners.remove(next, key);
+                    }
                     known.put(key, won.value());
                 }
             }

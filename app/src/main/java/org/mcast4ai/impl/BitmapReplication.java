@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
+import java.util.concurrent.RejectedExecutionException;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.P2mpGroup;
@@ -156,7 +157,7 @@ final class BitmapReplication {
                             sendStatic(next, Math.min(RETRY_MAX_MS, retryMs * 2));
                         }
                     }, retryMs, TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                } catch (RejectedExecutionException stopped) {
                     log.debug("Stopped; no retry of the static tables");
                 }
             }

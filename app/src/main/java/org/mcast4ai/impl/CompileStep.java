@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
@@ -73,7 +74,7 @@ final class CompileStep {
      * @return the group written, or null if the record changed since it was read
      */
     P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable,
-                     org.mcast4ai.api.FailureKind failure) {
+                     FailureKind failure) {
         boolean[] written = {false};
         P2mpGroup result = store.update(read.id(), cur -> {
             written[0] = false;

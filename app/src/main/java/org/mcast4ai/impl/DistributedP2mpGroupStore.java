@@ -2,6 +2,7 @@ package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.GroupPlan;
@@ -365,7 +366,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         return known;
     }
 
-    private final Map<String, Integer> knownPositions = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Integer> knownPositions = new ConcurrentHashMap<>();
 
     private static StateChange lastChange(P2mpGroup g) {
         return g.history().get(g.history().size() - 1);

@@ -2,6 +2,7 @@ package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.engine.FabricSnapshot;
@@ -35,10 +36,10 @@ final class GroupCompiler {
         final Set<Endpoint> unreachable;
         final Set<HostId> hosts;
         final String failure;
-        final org.mcast4ai.api.FailureKind kind;
+        final FailureKind kind;
 
         private Result(GroupPlan plan, Set<Endpoint> unreachable, Set<HostId> hosts, String failure,
-                       org.mcast4ai.api.FailureKind kind) {
+                       FailureKind kind) {
             this.plan = plan;
             this.unreachable = ImmutableSet.copyOf(unreachable);
             this.hosts = ImmutableSet.copyOf(hosts);
@@ -93,11 +94,11 @@ final class GroupCompiler {
         if (source < 0) {
             return new Result(GroupPlan.empty(), group.request().receivers(), resolved,
                     "source " + group.request().source() + " is not attached to an available switch",
-                    org.mcast4ai.api.FailureKind.SOURCE_UNREACHABLE);
+                    FailureKind.SOURCE_UNREACHABLE);
         }
         if (count == 0) {
             return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
-                    org.mcast4ai.api.FailureKind.NO_RECEIVER_REACHABLE);
+                    FailureKind.NO_RECEIVER_REACHABLE);
         }
         MulticastTree tree = trees.compute(fabric, source, Arrays.copyOf(receivers, count), group.id().value());
         for (int r : tree.unreachable()) {
@@ -105,7 +106,7 @@ final class GroupCompiler {
         }
         if (unreachable.size() == group.request().receivers().size()) {
             return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
-                    org.mcast4ai.api.FailureKind.NO_RECEIVER_REACHABLE);
+                    FailureKind.NO_RECEIVER_REACHABLE);
         }
         return new Result(toPlan(tree, view), unreachable, resolved, null, null);
     }

@@ -1,6 +1,8 @@
 package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupPlan;
@@ -51,7 +53,7 @@ final class GroupInstaller {
     private final IntSupplier timeoutMs;
 
     private final Map<Long, InstallAttempt> inFlight = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.LongAdder repairs = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder repairs = new LongAdder();
     private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
 
     GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
@@ -320,7 +322,7 @@ final class GroupInstaller {
                     : cur.withFailure(FailureKind.STATIC_TABLES_TIMEOUT, clock.getAsLong(),
                         STATIC_TIMED_OUT + timeout + " ms"))),
                     timeout, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             log.debug("Stopped; no deadline for group {}", id);
         }
     }
@@ -419,7 +421,7 @@ final class GroupInstaller {
                 attempt.timeout = timer.schedule(() -> later(group.id(),
                         () -> completed(group.id(), attempt, why, FailureKind.SWITCH_TIMEOUT)), timeout,
                         TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 log.debug("Stopped; no timeout for group {}", group.id());
             }
         }

@@ -1,5 +1,7 @@
 package org.mcast4ai.impl;
 
+import java.util.concurrent.atomic.LongAdder;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
@@ -122,7 +124,7 @@ final class GroupScheduler {
             boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
                     && g.effectiveMode() != ReplicationMode.BITMAP && g.state() != GroupState.FAILED;
             boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
-                    || g.failure() == org.mcast4ai.api.FailureKind.STATIC_TABLES_TIMEOUT);
+                    || g.failure() == FailureKind.STATIC_TABLES_TIMEOUT);
             if ((autoOnTree || bitmapWaiting) && g.state().isLive() && isMine(g.id())) {
                 schedule(g.id(), "static BITMAP tables in place");
             }
@@ -148,7 +150,11 @@ final class GroupScheduler {
                 todo.add(id);
             }
         });
-        store.installedStamps().forEach((id, stamp) -> todo.add(id));
+        store.installedStamps().forEach((id, stamp) -> {
+            if (stamp.device().equals(device)) {
+                todo.add(id);
+            }
+        });
         for (P2mpGroupId id : todo) {
             if (isMine(id)) {
                 schedule(id, "device " + device + " connected again");
@@ -190,7 +196,7 @@ final class GroupScheduler {
         return sweep == null ? 0 : sweep.removedCount();
     }
 
-    private final java.util.concurrent.atomic.LongAdder audits = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder audits = new LongAdder();
 
     /** @return audits run */
     long auditCount() {

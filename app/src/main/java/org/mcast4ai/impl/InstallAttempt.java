@@ -1,6 +1,8 @@
 package org.mcast4ai.impl;
 
+import java.util.LinkedHashSet;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
@@ -45,7 +47,7 @@ final class InstallAttempt {
     // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
     boolean clearsUncertain;
     // when success means FAILED (a group that cannot be served has its old entries removed): the kind
-    org.mcast4ai.api.FailureKind failure;
+    FailureKind failure;
 
     InstallAttempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
                    String successReason) {
@@ -108,7 +110,7 @@ final class InstallAttempt {
      * @return the devices they were for
      */
     static Set<DeviceId> devicesOf(FlowRuleOperations ops) {
-        Set<DeviceId> out = new java.util.LinkedHashSet<>();
+        Set<DeviceId> out = new LinkedHashSet<>();
         ops.stages().forEach(stage -> stage.forEach(op -> out.add(op.rule().deviceId())));
         return out;
     }

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import java.util.HashMap;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
@@ -87,7 +88,7 @@ final class OrphanSweep {
 
     private Set<FlowId> needed() {
         Set<FlowId> ids = new HashSet<>();
-        Map<Long, P2mpGroup> groups = new java.util.HashMap<>();
+        Map<Long, P2mpGroup> groups = new HashMap<>();
         store.getAll().forEach(g -> groups.put(g.id().value(), g));
         for (P2mpGroup g : groups.values()) {
             for (GroupPlan plan : List.of(store.installedPlan(g.id()), store.uncertainPlan(g.id()))) {

@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableList;
+import java.util.concurrent.ScheduledFuture;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
@@ -25,6 +26,7 @@ import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
@@ -166,7 +168,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private GroupInstaller installer;
     private TopologyMonitor topology;
     private GroupScheduler scheduler;
-    private java.util.concurrent.ScheduledFuture<?> audit;
+    private ScheduledFuture<?> audit;
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
 
@@ -226,7 +228,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                     }
 
                     @Override
-                    public void deviceReturned(org.onosproject.net.DeviceId device) {
+                    public void deviceReturned(DeviceId device) {
                         scheduler.deviceReturned(device);
                     }
                 });

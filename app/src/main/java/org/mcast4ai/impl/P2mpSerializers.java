@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
@@ -36,7 +37,7 @@ public final class P2mpSerializers {
             .register(KryoNamespaces.API)
             .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
                     GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
-                    BitmapStamp.class, org.mcast4ai.api.FailureKind.class)
+                    BitmapStamp.class, FailureKind.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
             .build("mcast4ai");
 

@@ -1,7 +1,15 @@
 package org.mcast4ai.impl;
 
 import com.google.common.collect.ImmutableSet;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
 import org.onosproject.net.Link;
 import org.onosproject.net.LinkKey;
 import org.onosproject.net.device.DeviceEvent;
@@ -81,13 +89,13 @@ final class TopologyMonitor {
 
     /** One change, resolved to groups when the burst it came in is handled. */
     private static final class Change {
-        final java.util.function.Supplier<Set<Long>> groups;
+        final Supplier<Set<Long>> groups;
         final boolean improvement;
         final String why;
-        final org.onosproject.net.DeviceId returned;
+        final DeviceId returned;
 
-        Change(java.util.function.Supplier<Set<Long>> groups, boolean improvement, String why,
-               org.onosproject.net.DeviceId returned) {
+        Change(Supplier<Set<Long>> groups, boolean improvement, String why,
+               DeviceId returned) {
             this.groups = groups;
             this.improvement = improvement;
             this.why = why;
@@ -95,8 +103,8 @@ final class TopologyMonitor {
         }
     }
 
-    private final java.util.Queue<Change> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Queue<Change> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
 
     // A switch that fails takes its links (and hosts) with it: ONOS raises dozens of events at once. They are
     // handled as one burst: the snapshot is rebuilt once and every affected group is reconciled once.
@@ -109,7 +117,7 @@ final class TopologyMonitor {
 
     private void drain() {
         draining.set(false);
-        java.util.List<Change> burst = new java.util.ArrayList<>();
+        List<Change> burst = new ArrayList<>();
         for (Change c = pending.poll(); c != null; c = pending.poll()) {
             burst.add(c);
         }
@@ -117,7 +125,7 @@ final class TopologyMonitor {
             return;
         }
         snapshots.invalidate();
-        Set<Long> groups = new java.util.LinkedHashSet<>();
+        Set<Long> groups = new LinkedHashSet<>();
         boolean improvement = false;
         for (Change c : burst) {
             groups.addAll(c.groups.get());
@@ -187,7 +195,7 @@ final class TopologyMonitor {
         @Override
         public void event(HostEvent event) {
             boolean added = event.type() == HostEvent.Type.HOST_ADDED || event.type() == HostEvent.Type.HOST_UPDATED;
-            org.onosproject.net.HostId id = event.subject().id();
+            HostId id = event.subject().id();
             submit(new Change(() -> index.byHost(id), added,
                     "host " + id + " " + event.type().name().toLowerCase().substring(5), null));
         }

@@ -1,7 +1,11 @@
 package org.mcast4ai.impl.bitmap;
 
+import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
@@ -42,7 +46,7 @@ public final class OpenFlowBitmapProgrammer {
     private final ApplicationId appId;
     private final BitmapPlanner planner;
 
-    private final java.util.function.Predicate<DeviceId> connected;
+    private final Predicate<DeviceId> connected;
     private Map<DeviceId, BitmapPlanner.DeviceEntries> installed = Map.of();
     private Map<DeviceId, BitmapPlanner.DeviceEntries> pending = Map.of();
     private final Set<DeviceId> dirty = new HashSet<>();
@@ -70,7 +74,7 @@ public final class OpenFlowBitmapProgrammer {
      */
     public OpenFlowBitmapProgrammer(FlowRuleService flowRuleService, GroupService groupService,
                                     ApplicationId appId, int entryTable, int chainBase,
-                                    java.util.function.Predicate<DeviceId> connected) {
+                                    Predicate<DeviceId> connected) {
         this.connected = connected;
         this.flowRuleService = flowRuleService;
         this.groupService = groupService;
@@ -184,7 +188,7 @@ public final class OpenFlowBitmapProgrammer {
                 done.complete(null);
             } else {
                 Throwable first = errors.get(0);
-                done.completeExceptionally(first instanceof java.util.concurrent.CompletionException
+                done.completeExceptionally(first instanceof CompletionException
                         && first.getCause() != null ? first.getCause() : first);
             }
         });
@@ -253,17 +257,17 @@ public final class OpenFlowBitmapProgrammer {
     }
 
     private boolean held(FlowRule r) {
-        org.onosproject.net.flow.FlowEntry e = flowRuleService.getFlowEntry(r);
-        return e != null && e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.FAILED
-                && e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.REMOVED;
+        FlowEntry e = flowRuleService.getFlowEntry(r);
+        return e != null && e.state() != FlowEntry.FlowEntryState.FAILED
+                && e.state() != FlowEntry.FlowEntryState.REMOVED;
     }
 
     /**
      * @return the static flow rules that are on the switches or on their way there (the record and the sync
      *         in progress), so that an audit never takes one of them for an orphan
      */
-    public synchronized Set<org.onosproject.net.flow.FlowId> staticRuleIds() {
-        Set<org.onosproject.net.flow.FlowId> ids = new HashSet<>();
+    public synchronized Set<FlowId> staticRuleIds() {
+        Set<FlowId> ids = new HashSet<>();
         installed.values().forEach(d -> d.rules().forEach(r -> ids.add(r.id())));
         pending.values().forEach(d -> d.rules().forEach(r -> ids.add(r.id())));
         return ids;
@@ -391,15 +395,15 @@ public final class OpenFlowBitmapProgrammer {
      * @return false if ONOS's flow store lacks one of its rules on a connected switch (lost by a restart of
      *         ONOS or removed around the app): the stamp must be sent again
      */
-    public boolean holds(BitmapStamp stamp, java.util.function.Predicate<DeviceId> connected) {
+    public boolean holds(BitmapStamp stamp, Predicate<DeviceId> connected) {
         for (FlowRule r : planner.stampRules(stamp)) {
             if (!connected.test(r.deviceId())) {
                 continue;
             }
-            org.onosproject.net.flow.FlowEntry e = flowRuleService.getFlowEntry(r);
-            if (e == null || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.FAILED
-                    || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.REMOVED
-                    || e.state() == org.onosproject.net.flow.FlowEntry.FlowEntryState.PENDING_REMOVE) {
+            FlowEntry e = flowRuleService.getFlowEntry(r);
+            if (e == null || e.state() == FlowEntry.FlowEntryState.FAILED
+                    || e.state() == FlowEntry.FlowEntryState.REMOVED
+                    || e.state() == FlowEntry.FlowEntryState.PENDING_REMOVE) {
                 return false;
             }
         }

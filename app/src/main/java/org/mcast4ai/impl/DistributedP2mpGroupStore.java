@@ -5,13 +5,12 @@ import com.google.common.collect.ImmutableMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupKey;
-import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.StateChange;
-import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.Programmed;
 import org.onlab.packet.Ip4Address;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
@@ -46,7 +45,8 @@ import static org.slf4j.LoggerFactory.getLogger;
 /**
  * Group store on ONOS distributed primitives: a consistent map of immutable group values, a consistent map
  * from key to id (so a key is taken atomically across the cluster), a consistent map from address to id
- * (so an address is allocated atomically), a consistent map of installed plans and an atomic id counter.
+ * (so an address is allocated atomically), a consistent map of what each group has on the switches and an
+ * atomic id counter.
  */
 @Component(immediate = true, service = P2mpGroupStore.class)
 public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2mpGroupStoreDelegate>
@@ -62,10 +62,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<Long, P2mpGroup> groups;
     private ConsistentMap<String, Long> keys;
     private ConsistentMap<IpAddress, Long> addresses;
-    private ConsistentMap<Long, GroupPlan> plans;
-    private ConsistentMap<Long, GroupPlan> uncertain;
-    private ConsistentMap<Long, BitmapStamp> stamps;
-    private ConsistentMap<Long, BitmapStamp> uncertainStamps;
+    private ConsistentMap<Long, Programmed> programmed;
     private ConsistentMap<String, Integer> bitPositions;
     // index -> the position that holds it: an index is claimed here first, so two instances allocating
     // different new positions at once can never both take it
@@ -84,14 +81,8 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-group-keys").withSerializer(serializer).build();
         addresses = storageService.<IpAddress, Long>consistentMapBuilder()
                 .withName("mcast4ai-group-addresses").withSerializer(serializer).build();
-        plans = storageService.<Long, GroupPlan>consistentMapBuilder()
-                .withName("mcast4ai-installed-plans").withSerializer(serializer).build();
-        uncertain = storageService.<Long, GroupPlan>consistentMapBuilder()
-                .withName("mcast4ai-uncertain-plans").withSerializer(serializer).build();
-        stamps = storageService.<Long, BitmapStamp>consistentMapBuilder()
-                .withName("mcast4ai-installed-stamps").withSerializer(serializer).build();
-        uncertainStamps = storageService.<Long, BitmapStamp>consistentMapBuilder()
-                .withName("mcast4ai-uncertain-stamps").withSerializer(serializer).build();
+        programmed = storageService.<Long, Programmed>consistentMapBuilder()
+                .withName("mcast4ai-programmed").withSerializer(serializer).build();
         bitPositions = storageService.<String, Integer>consistentMapBuilder()
                 .withName("mcast4ai-bit-positions").withSerializer(serializer).build();
         bitIndexOwners = storageService.<Integer, String>consistentMapBuilder()
@@ -230,47 +221,29 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         keys.remove(keyOf(group.key()), Long.valueOf(id.value()));
         tenants.decrementAndGet(group.key().tenant());
         addresses.remove(group.address(), Long.valueOf(id.value()));
-        putPlan(plans, id, GroupPlan.empty());
-        putPlan(uncertain, id, GroupPlan.empty());
-        setInstalledStamp(id, null);
-        setUncertainStamp(id, null);
+        setProgrammed(id, Programmed.empty());
         return Optional.of(group);
     }
 
     @Override
-    public GroupPlan installedPlan(P2mpGroupId id) {
-        GroupPlan plan = Versioned.valueOrNull(plans.get(id.value()));
-        return plan == null ? GroupPlan.empty() : plan;
+    public Programmed programmed(P2mpGroupId id) {
+        Programmed p = Versioned.valueOrNull(programmed.get(id.value()));
+        return p == null ? Programmed.empty() : p;
     }
 
     @Override
-    public void setInstalledPlan(P2mpGroupId id, GroupPlan plan) {
-        putPlan(plans, id, plan);
-    }
-
-    @Override
-    public GroupPlan uncertainPlan(P2mpGroupId id) {
-        GroupPlan plan = Versioned.valueOrNull(uncertain.get(id.value()));
-        return plan == null ? GroupPlan.empty() : plan;
-    }
-
-    @Override
-    public void setUncertainPlan(P2mpGroupId id, GroupPlan plan) {
-        putPlan(uncertain, id, plan);
-    }
-
-    private static void putPlan(ConsistentMap<Long, GroupPlan> map, P2mpGroupId id, GroupPlan plan) {
-        if (!plan.branches().isEmpty()) {
-            map.put(id.value(), plan);
-        } else if (map.containsKey(id.value())) {
-            map.remove(id.value());
+    public void setProgrammed(P2mpGroupId id, Programmed record) {
+        if (!record.isEmpty()) {
+            programmed.put(id.value(), record);
+        } else if (programmed.containsKey(id.value())) {
+            programmed.remove(id.value());
         }
     }
 
     @Override
-    public Map<P2mpGroupId, GroupPlan> installedPlans() {
-        ImmutableMap.Builder<P2mpGroupId, GroupPlan> b = ImmutableMap.builder();
-        for (Map.Entry<Long, Versioned<GroupPlan>> e : plans.entrySet()) {
+    public Map<P2mpGroupId, Programmed> programmedAll() {
+        ImmutableMap.Builder<P2mpGroupId, Programmed> b = ImmutableMap.builder();
+        for (Map.Entry<Long, Versioned<Programmed>> e : programmed.entrySet()) {
             b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
         }
         return b.build();
@@ -279,52 +252,6 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     @Override
     public int tenantGroupCount(String tenant) {
         return (int) tenants.get(tenant);
-    }
-
-    @Override
-    public BitmapStamp installedStamp(P2mpGroupId id) {
-        return Versioned.valueOrNull(stamps.get(id.value()));
-    }
-
-    @Override
-    public void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp) {
-        putStamp(stamps, id, stamp);
-    }
-
-    @Override
-    public BitmapStamp uncertainStamp(P2mpGroupId id) {
-        return Versioned.valueOrNull(uncertainStamps.get(id.value()));
-    }
-
-    @Override
-    public void setUncertainStamp(P2mpGroupId id, BitmapStamp stamp) {
-        putStamp(uncertainStamps, id, stamp);
-    }
-
-    private static void putStamp(ConsistentMap<Long, BitmapStamp> map, P2mpGroupId id, BitmapStamp stamp) {
-        if (stamp != null) {
-            map.put(id.value(), stamp);
-        } else if (map.containsKey(id.value())) {
-            map.remove(id.value());
-        }
-    }
-
-    @Override
-    public Map<P2mpGroupId, GroupPlan> uncertainPlans() {
-        ImmutableMap.Builder<P2mpGroupId, GroupPlan> b = ImmutableMap.builder();
-        for (Map.Entry<Long, Versioned<GroupPlan>> e : uncertain.entrySet()) {
-            b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
-        }
-        return b.build();
-    }
-
-    @Override
-    public Map<P2mpGroupId, BitmapStamp> installedStamps() {
-        ImmutableMap.Builder<P2mpGroupId, BitmapStamp> b = ImmutableMap.builder();
-        for (Map.Entry<Long, Versioned<BitmapStamp>> e : stamps.entrySet()) {
-            b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
-        }
-        return b.build();
     }
 
     @Override

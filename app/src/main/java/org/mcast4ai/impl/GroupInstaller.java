@@ -1,51 +1,56 @@
 package org.mcast4ai.impl;
 
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.LongAdder;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
-import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
-import org.mcast4ai.api.ReplicationMode;
-import org.mcast4ai.engine.FabricSnapshot;
-import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
-import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.Diff;
+import org.mcast4ai.impl.program.Move;
+import org.mcast4ai.impl.program.Programmed;
+import org.mcast4ai.impl.program.Programmer;
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.slf4j.Logger;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
 /**
- * Drives one instance's groups through their lifecycle: COMPILING (tree over the current snapshot),
- * INSTALLING (one flow-rule batch for the devices whose branch changed), then INSTALLED, DEGRADED or FAILED
- * when the switches answer; WITHDRAWING to WITHDRAWN likewise. A group's work runs on its lane of the
- * manager's {@link GroupLanes}, one task at a time, so a group never has two batches in flight: work requested
- * while a batch is pending is remembered and done when the batch completes. Different groups run in parallel
- * on different lanes: everything shared here is thread-safe.
+ * The reconcile loop, one per instance, mode-neutral and level-triggered: desired = compile(group, fabric
+ * snapshot) ({@link Desired}), installed = the group's one stored record ({@link Programmed}), checked against
+ * ONOS's stores; the difference ({@link Diff}) goes to the {@link Programmer} of each kind of entry. A group
+ * becomes INSTALLED or DEGRADED only when its devices acknowledged; the record is updated per device from what
+ * each acknowledged. A mode change is the same diff, with the entries of the old mode removed first (they share
+ * the group's match on the source leaf). A group's work runs on its lane of {@link GroupLanes}, one task at a
+ * time, so a group never has two batches in flight: work asked for meanwhile is done when the batch completes.
  */
 final class GroupInstaller {
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
-    private final GroupCompiler compiler;
+    private final Desired.Compiler compiler;
     private final FabricSnapshotFactory snapshots;
-    private final OpenFlowTreeProgrammer programmer;
-    private final BitmapReplication bitmaps;
+    private final Map<String, Programmer> programmers;
+    private final Predicate<DeviceId> connected;
     private final GroupIndex index;
     private final GroupLanes lanes;
     private final ScheduledExecutorService timer;
@@ -56,14 +61,16 @@ final class GroupInstaller {
     private final LongAdder repairs = new LongAdder();
     private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
 
-    GroupInstaller(P2mpGroupStore store, GroupCompiler compiler, FabricSnapshotFactory snapshots,
-                   OpenFlowTreeProgrammer programmer, BitmapReplication bitmaps, GroupIndex index,
+    GroupInstaller(P2mpGroupStore store, Desired.Compiler compiler, FabricSnapshotFactory snapshots,
+                   List<Programmer> programmers, Predicate<DeviceId> connected, GroupIndex index,
                    GroupLanes lanes, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
         this.store = store;
         this.compiler = compiler;
         this.snapshots = snapshots;
-        this.programmer = programmer;
-        this.bitmaps = bitmaps;
+        ImmutableMap.Builder<String, Programmer> b = ImmutableMap.builder();
+        programmers.forEach(p -> b.put(p.kind(), p));
+        this.programmers = b.build();
+        this.connected = connected;
         this.index = index;
         this.lanes = lanes;
         this.timer = timer;
@@ -71,18 +78,29 @@ final class GroupInstaller {
         this.timeoutMs = timeoutMs;
     }
 
+    /** @return the programmers by kind */
+    Map<String, Programmer> programmers() {
+        return programmers;
+    }
+
     /**
      * @param group a settled group
-     * @return true if ONOS's flow store lacks an entry its record says is installed (reads only)
+     * @return true if ONOS's stores lack an entry its record says is installed (reads only)
      */
     boolean needsRepair(P2mpGroup group) {
-        P2mpGroupId id = group.id();
-        if (!programmer.missing(group, store.installedPlan(id)).branches().isEmpty()) {
-            return true;
+        return !lost(group, store.programmed(group.id())).isEmpty();
+    }
+
+    // entries the record says a connected device holds and ONOS's stores do not
+    private List<DeviceEntry> lost(P2mpGroup group, Programmed record) {
+        List<DeviceEntry> out = new ArrayList<>();
+        for (DeviceEntry e : record.installed()) {
+            Programmer p = programmers.get(e.kind());
+            if (p != null && connected.test(e.device()) && !record.uncertain().contains(e) && !p.holds(group, e)) {
+                out.add(e);
+            }
         }
-        BitmapStamp stamp = store.installedStamp(id);
-        return stamp != null && bitmaps.programmer() != null
-                && !bitmaps.programmer().holds(stamp, programmer::connected);
+        return out;
     }
 
     /** @return how many times a group's entries were found missing from the switches and sent again */
@@ -97,7 +115,7 @@ final class GroupInstaller {
 
     /**
      * Brings a group's switches in line with its record: installs or re-installs a live group, removes a
-     * withdrawing one. Runs on the group's lane.
+     * withdrawing one, removes what a withdrawn one left on a switch that was gone. Runs on the group's lane.
      *
      * @param id  group id
      * @param why what asked for it (recorded with the COMPILING state), empty if the record says
@@ -117,10 +135,13 @@ final class GroupInstaller {
         switch (group.state()) {
             case WITHDRAWN:
                 index.remove(id.value());
-                if (programmer.reachable(store.uncertainPlan(id))) {
-                    // entries left on a switch that was gone when the group was withdrawn: it is back
-                    send(group, new InstallAttempt(GroupPlan.empty(), store.uncertainPlan(id), GroupPlan.empty(),
-                            GroupState.WITHDRAWN, "removed entries left on a switch that came back"));
+                Programmed left = store.programmed(id);
+                if (left.uncertainReachable(connected)) {
+                    Diff d = Diff.of(left, Set.of(), null, connected);
+                    if (!d.nothingToSend()) {
+                        send(group, left, d, new InstallAttempt(d.moves(), List.of(), GroupState.WITHDRAWN,
+                                GroupState.WITHDRAWN, "removed entries left on a switch that came back", null, false));
+                    }
                 }
                 break;
             case WITHDRAWING:
@@ -137,99 +158,79 @@ final class GroupInstaller {
         // a settled group is recompiled quietly: its record changes only if its switches or outcome do
         boolean settled = group.state() == GroupState.INSTALLED || group.state() == GroupState.DEGRADED;
         CompileStep step = new CompileStep(store, group, why, clock);
-        FabricView view = snapshots.view();
-        FabricSnapshot fabric = view.snapshot();
-        BitmapDecision bd = bitmaps.decide(group, fabric);
-        BitmapStamp installedStamp = store.installedStamp(id);
-        if (installedStamp != null && store.uncertainStamp(id) == null && bitmaps.programmer() != null
-                && !bitmaps.programmer().holds(installedStamp, programmer::connected)) {
-            // the stamp is sent again in full, as an unacknowledged one would be
+        Programmed record = store.programmed(id);
+        Desired desired = compiler.compile(group, snapshots.view(), record);
+        index.put(id.value(), desired.plan, desired.hosts);
+        waitsForFabric(id, desired.outcome);
+        // level-triggered: what the record says is installed is checked against ONOS's stores, and what is missing
+        // there (a restart of ONOS, a purge) is sent again with the rest
+        List<DeviceEntry> lost = lost(group, record);
+        if (!lost.isEmpty()) {
             repairs.increment();
-            log.info("Group {}: stamp rules missing on the source leaf; sending them again", id);
-            store.setUncertainStamp(id, installedStamp);
+            Set<DeviceId> where = lost.stream().map(DeviceEntry::device).collect(Collectors.toCollection(
+                    LinkedHashSet::new));
+            log.info("Group {}: entries missing on {}; sending them again", id, where);
+            record = record.withUncertain(lost);
         }
-        if (bd.choice.failure() == null && bd.choice.mode() == ReplicationMode.BITMAP) {
-            installBitmap(step, settled, bd, installedStamp, fabric);
-            return;
-        }
-        GroupCompiler.Result compiled;
-        try {
-            compiled = bd.choice.failure() != null ? null : compiler.compile(group, view);
-        } catch (RuntimeException e) {
-            log.warn("Compiling group {} failed", id, e);
-            compiled = null;
-        }
-        GroupPlan installed = store.installedPlan(id);
-        GroupPlan uncertain = store.uncertainPlan(id);
-        // level-triggered: what the record says is installed is checked against ONOS's flow store, and what is
-        // missing there (a restart of ONOS, a purge) is sent again with the rest
-        GroupPlan lost = programmer.missing(group, installed);
-        if (!lost.branches().isEmpty()) {
-            repairs.increment();
-            log.info("Group {}: rules missing on {}; sending them again", id, lost.branches().keySet());
-            uncertain = InstallAttempt.union(uncertain, lost);
-        }
-        GroupPlan target;
-        GroupState outcome;
-        String reason;
-        Set<Endpoint> unreachable;
-        FailureKind failure = null;
-        if (bd.choice.failure() != null) {
-            target = GroupPlan.empty();
-            outcome = GroupState.FAILED;
-            failure = FailureKind.MODE_UNAVAILABLE;
-            reason = bd.choice.failure();
-            unreachable = ImmutableSet.of();
-        } else if (compiled == null) {
-            target = GroupPlan.empty();
-            outcome = GroupState.FAILED;
-            failure = FailureKind.COMPILE_ERROR;
-            reason = "the tree computation failed; see the ONOS log";
-            unreachable = ImmutableSet.of();
-        } else {
-            index.put(id.value(), compiled.failed() ? installed : compiled.plan, compiled.hosts);
-            target = compiled.plan;
-            unreachable = compiled.unreachable;
-            if (compiled.failed()) {
-                outcome = GroupState.FAILED;
-                failure = compiled.kind;
-                reason = compiled.failure + InstallAttempt.describe(unreachable);
-            } else if (!unreachable.isEmpty()) {
-                outcome = GroupState.DEGRADED;
-                reason = unreachable.size() + " of " + group.request().receivers().size()
-                        + " receivers unreachable" + InstallAttempt.describe(unreachable);
-            } else {
-                outcome = GroupState.INSTALLED;
-                reason = "";
+        // the entries of a mode the group leaves go first: they share the group's match on the source leaf
+        Set<String> leaving = new HashSet<>(record.kinds());
+        leaving.removeAll(desired.kinds);
+        if (!desired.kinds.isEmpty() && !leaving.isEmpty()) {
+            Diff first = Diff.of(record, Set.of(), leaving, connected);
+            record = settleLeft(id, record, first);
+            if (!first.nothingToSend()) {
+                step.mode(desired.mode);
+                P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's " + leaving
+                        + " entries", desired.unreachable);
+                if (sending != null) {
+                    send(sending, record, first, new InstallAttempt(first.moves(), record.links(),
+                            GroupState.INSTALLING, GroupState.INSTALLING, "", null, true));
+                }
+                return;
             }
         }
-        waitsForFabric(id, outcome);
-        Set<DeviceId> changed = target.changedDevices(installed);
-        boolean quiet = changed.isEmpty() && !programmer.reachable(uncertain);
-        BitmapStamp uncertainStamp = store.uncertainStamp(id);
-        if (settled && quiet && installedStamp == null && uncertainStamp == null
-                && CompileStep.recorded(group, bd) && outcome == group.state()
-                && unreachable.equals(group.unreachable())) {
+        Diff diff = Diff.of(record, desired.entries, null, connected);
+        if (diff.nothingToSend()) {
+            settleLeft(id, record, diff);
+            if (settled && CompileStep.recorded(group, desired.mode) && desired.outcome == group.state()
+                    && desired.unreachable.equals(group.unreachable())) {
+                return;
+            }
+            step.mode(desired.mode);
+            step.finish(desired.outcome, desired.reason, desired.unreachable, desired.failure);
             return;
         }
-        step.mode(bd);
-        if (uncertainStamp != null || installedStamp != null) {
-            // the group leaves BITMAP: its stamp goes first (it shares the tree rule's match on the source leaf)
-            removeStampFirst(step, uncertainStamp != null ? uncertainStamp : installedStamp, uncertainStamp != null);
+        step.mode(desired.mode);
+        if (desired.waitingFor != null) {
+            // the entries hand packets to state that is not acknowledged yet: until it is, the group would be
+            // reported INSTALLED while its packets were dropped; it is rescheduled when the state is in place
+            P2mpGroup waiting = step.finish(GroupState.INSTALLING, desired.waitingFor, desired.unreachable);
+            if (waiting != null) {
+                deadline(waiting);
+            }
             return;
         }
-        if (quiet) {
-            step.finish(outcome, reason, unreachable, failure);
-            return;
-        }
-        P2mpGroup sending = step.finish(GroupState.INSTALLING, lost.branches().isEmpty()
-                ? "programming " + Math.max(1, changed.size()) + " switch(es)"
-                : "repairing: rules missing on " + lost.branches().keySet(), unreachable);
+        P2mpGroup sending = step.finish(GroupState.INSTALLING, lost.isEmpty()
+                ? "programming " + diff.devices().size() + " switch(es)"
+                : "repairing: entries missing on " + lost.stream().map(DeviceEntry::device)
+                        .collect(Collectors.toCollection(LinkedHashSet::new)), desired.unreachable);
         if (sending != null) {
-            InstallAttempt a = new InstallAttempt(installed, uncertain, target, outcome, reason);
-            a.failure = failure;
-            send(sending, a);
+            send(sending, record, diff, new InstallAttempt(diff.moves(), desired.plan.links(), GroupState.INSTALLING,
+                    desired.outcome, desired.reason, desired.failure, false));
         }
+    }
+
+    // entries on gone devices that are no longer needed move from installed to uncertain in the record
+    private Programmed settleLeft(P2mpGroupId id, Programmed record, Diff diff) {
+        if (diff.left().isEmpty()) {
+            if (!record.equals(store.programmed(id))) {
+                store.setProgrammed(id, record);
+            }
+            return record;
+        }
+        Programmed next = diff.sending(record);
+        store.setProgrammed(id, next);
+        return next;
     }
 
     private void waitsForFabric(P2mpGroupId id, GroupState outcome) {
@@ -240,85 +241,24 @@ final class GroupInstaller {
         }
     }
 
-    private void installBitmap(CompileStep step, boolean settled, BitmapDecision bd, BitmapStamp installedStamp,
-                               FabricSnapshot fabric) {
-        P2mpGroup group = step.group();
-        P2mpGroupId id = group.id();
-        BitmapStamp target = bd.result.stamp();
-        Set<Endpoint> unreachable = bd.unreachable;
-        GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
-        String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
-                + group.request().receivers().size() + " receivers have no bit in the fabric's bitmap"
-                + InstallAttempt.describe(unreachable);
-        index.put(id.value(), GroupPlan.empty(), bd.hosts);
-        waitsForFabric(id, outcome);
-        GroupPlan treePlan = store.installedPlan(id);
-        GroupPlan treeUncertain = store.uncertainPlan(id);
-        boolean treeLeft = !treePlan.branches().isEmpty() || !treeUncertain.branches().isEmpty();
-        BitmapStamp uncertainStamp = store.uncertainStamp(id);
-        boolean quiet = target.equals(installedStamp) && !treeLeft && uncertainStamp == null;
-        if (settled && quiet && CompileStep.recorded(group, bd) && outcome == group.state()
-                && unreachable.equals(group.unreachable())) {
-            return;
-        }
-        step.mode(bd);
-        if (treeLeft) {
-            // the group leaves TREE: its branches go first (the stamp shares their match on the source leaf)
-            P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's tree entries", unreachable);
-            if (sending != null) {
-                InstallAttempt a = new InstallAttempt(treePlan, treeUncertain, GroupPlan.empty(),
-                        GroupState.INSTALLING, "");
-                a.chain = true;
-                send(sending, a);
-            }
-            return;
-        }
-        if (uncertainStamp != null && !uncertainStamp.equals(target)) {
-            // an unacknowledged stamp may be on the leaf: it goes first (the target's rules are all re-sent)
-            removeStampFirst(step, uncertainStamp, true);
-            return;
-        }
-        if (quiet) {
-            step.finish(outcome, reason, unreachable);
-            return;
-        }
-        if (!bitmaps.staticReady(fabric)) {
-            // the stamp hands packets to the static tables: until the switches acknowledged those, the group
-            // would be reported INSTALLED while its packets were dropped; it is rescheduled when they are in place
-            P2mpGroup waiting = step.finish(GroupState.INSTALLING, WAITING_FOR_STATIC, unreachable);
-            if (waiting != null) {
-                staticDeadline(waiting);
-            }
-            return;
-        }
-        P2mpGroup sending = step.finish(GroupState.INSTALLING, "programming the source leaf's stamp", unreachable);
-        if (sending != null) {
-            // an unacknowledged stamp equal to the target is sent again whole: it may be missing from the leaf
-            send(sending, new InstallAttempt(uncertainStamp != null ? null : installedStamp, target,
-                    GroupState.INSTALLING, outcome, reason));
-        }
-    }
-
-    /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
-    static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
-
-    /** How the FAILED reason of a BITMAP group whose static tables never came starts. */
+    /** How the FAILED reason of a group whose awaited state never came starts. */
     static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
 
     /**
-     * A BITMAP group waits for the static tables as long as a batch waits for its acknowledgement; then it is
-     * FAILED (and installed after all if the tables arrive later: see the manager's staticTablesInPlace).
+     * A group waits for the state its entries need as long as a batch waits for its acknowledgement; then it is
+     * FAILED (and installed after all if the state arrives later: see the scheduler's staticTablesInPlace).
      */
-    private void staticDeadline(P2mpGroup waiting) {
+    private void deadline(P2mpGroup waiting) {
         int timeout = timeoutMs.getAsInt();
         if (timer == null || timeout <= 0) {
             return;
         }
         P2mpGroupId id = waiting.id();
         long version = waiting.version();
+        String reason = waiting.reason();
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
-                    || cur.state() != GroupState.INSTALLING || !WAITING_FOR_STATIC.equals(cur.reason()) ? cur
+                    || cur.state() != GroupState.INSTALLING || !reason.equals(cur.reason()) ? cur
                     : cur.withFailure(FailureKind.STATIC_TABLES_TIMEOUT, clock.getAsLong(),
                         STATIC_TIMED_OUT + timeout + " ms"))),
                     timeout, TimeUnit.MILLISECONDS);
@@ -327,102 +267,68 @@ final class GroupInstaller {
         }
     }
 
-    private void removeStampFirst(CompileStep step, BitmapStamp stamp, boolean uncertain) {
-        P2mpGroup sending = step.finish(GroupState.INSTALLING, "removing the group's BITMAP stamp", null);
-        if (sending == null) {
-            return;
-        }
-        InstallAttempt a = new InstallAttempt(stamp, null, GroupState.INSTALLING, GroupState.INSTALLING, "");
-        a.chain = true;
-        a.clearsUncertain = uncertain;
-        send(sending, a);
-    }
-
     private void withdraw(P2mpGroup group) {
         P2mpGroupId id = group.id();
         waitingForFabric.remove(id.value());
-        BitmapStamp uncertainStamp = store.uncertainStamp(id);
-        BitmapStamp stamp = uncertainStamp != null ? uncertainStamp : store.installedStamp(id);
-        if (stamp != null) {
-            // stamps go first (unacknowledged, then installed); the rerun then removes tree entries left from an
-            // earlier mode, if any
-            InstallAttempt a = new InstallAttempt(stamp, null, GroupState.WITHDRAWING, GroupState.WITHDRAWING, "");
-            a.chain = true;
-            a.clearsUncertain = uncertainStamp != null;
-            send(group, a);
-            return;
-        }
-        GroupPlan installed = store.installedPlan(id);
-        GroupPlan uncertain = store.uncertainPlan(id);
-        if (installed.branches().isEmpty() && uncertain.branches().isEmpty()) {
+        Programmed record = store.programmed(id);
+        if (record.isEmpty()) {
             index.remove(id.value());
             transition(id, GroupState.WITHDRAWING, GroupState.WITHDRAWN, "no switch held entries for the group",
-                    group.unreachable());
+                    group.unreachable(), null);
             return;
         }
-        send(group, new InstallAttempt(installed, uncertain, GroupPlan.empty(), GroupState.WITHDRAWN,
-                "removed the group's entries from its switches"));
+        Diff diff = Diff.of(record, Set.of(), null, connected);
+        if (diff.nothingToSend()) {
+            settleLeft(id, record, diff);
+            index.remove(id.value());
+            transition(id, GroupState.WITHDRAWING, GroupState.WITHDRAWN, "removed the group's entries from its "
+                    + "switches; switch(es) not connected are cleaned when they return", group.unreachable(), null);
+            return;
+        }
+        send(group, record, diff, new InstallAttempt(diff.moves(), List.of(), GroupState.WITHDRAWING,
+                GroupState.WITHDRAWN, "removed the group's entries from its switches", null, false));
     }
 
-    private void send(P2mpGroup group, InstallAttempt attempt) {
-        long id = group.id().value();
-        inFlight.put(id, attempt);
-        FlowRuleOperationsContext context = new FlowRuleOperationsContext() {
-            @Override
-            public void onSuccess(FlowRuleOperations ops) {
-                later(group.id(), () -> completed(group.id(), attempt, null, null));
-            }
-
-            @Override
-            public void onError(FlowRuleOperations ops) {
-                Set<DeviceId> failed = InstallAttempt.devicesOf(ops);
-                if (!failed.isEmpty() && failed.stream().noneMatch(programmer::connected)) {
-                    // the switches went away under the batch: not the group's failure; the topology change
-                    // recompiles it, and the uncertain record written ahead says what may be left
-                    later(group.id(), () -> interrupted(group.id(), attempt, failed));
+    private void send(P2mpGroup group, Programmed record, Diff diff, InstallAttempt attempt) {
+        P2mpGroupId id = group.id();
+        inFlight.put(id.value(), attempt);
+        // write-ahead: whatever happens to the batch, a later reconcile knows what it may have left
+        Programmed ahead = diff.sending(record);
+        store.setProgrammed(id, ahead);
+        Set<DeviceId> devices = new LinkedHashSet<>();
+        List<Map.Entry<Programmer, List<Move>>> work = new ArrayList<>();
+        diff.moves().forEach((kind, moves) -> work.add(Map.entry(programmers.get(kind), moves)));
+        attempt.expect(work.size());
+        try {
+            for (Map.Entry<Programmer, List<Move>> w : work) {
+                Set<DeviceId> touched = w.getKey().apply(group, w.getValue(), (ok, refused) -> {
+                    if (attempt.answer(ok, refused)) {
+                        later(id, () -> answered(id, diff, attempt));
+                    }
+                });
+                if (touched.isEmpty() && attempt.answer(Set.of(), Map.of())) {
+                    answered(id, diff, attempt);
                     return;
                 }
-                String why = InstallAttempt.rejected(ops);
-                later(group.id(), () -> completed(group.id(), attempt, why, FailureKind.SWITCH_REFUSED));
-            }
-        };
-        try {
-            if (attempt.bitmap) {
-                if (attempt.stampTo != null) {
-                    // write-ahead, as for trees: a failed or interrupted batch leaves a record of what it may have
-                    // left on the leaf
-                    store.setUncertainStamp(group.id(), attempt.stampTo);
-                }
-                attempt.devices = bitmaps.programmer().program(attempt.stampFrom, attempt.stampTo, context);
-            } else {
-                // write-ahead: whatever happens to the batch, a later install or withdraw knows what it may have
-                // left
-                store.setUncertainPlan(group.id(), InstallAttempt.union(attempt.uncertain, attempt.target));
-                OpenFlowTreeProgrammer.Batch batch = programmer.program(group, attempt.installed, attempt.uncertain,
-                        attempt.target, context);
-                attempt.left = batch.left;
-                attempt.devices = batch.devices;
+                devices.addAll(touched);
             }
         } catch (RuntimeException e) {
-            log.warn("Sending the entries of group {} failed", group.id(), e);
-            completed(group.id(), attempt, "the flow rule service refused the batch: " + e.getMessage(),
+            log.warn("Sending the entries of group {} failed", id, e);
+            completed(id, diff, attempt, Set.of(), "the flow rule service refused the batch: " + e.getMessage(),
                     FailureKind.SWITCH_REFUSED);
             return;
         }
-        if (attempt.devices.isEmpty()) {
-            completed(group.id(), attempt, null, null);
-            return;
-        }
+        attempt.devices = devices;
         int timeout = timeoutMs.getAsInt();
-        if (timer != null && timeout > 0 && inFlight.get(id) == attempt) {
-            String why = "no acknowledgement from switch(es) " + attempt.devices.stream().map(DeviceId::toString)
+        if (timer != null && timeout > 0 && inFlight.get(id.value()) == attempt && !devices.isEmpty()) {
+            String why = "no acknowledgement from switch(es) " + devices.stream().map(DeviceId::toString)
                     .sorted().collect(Collectors.joining(", ", "[", "]")) + " within " + timeout + " ms";
             try {
-                attempt.timeout = timer.schedule(() -> later(group.id(),
-                        () -> completed(group.id(), attempt, why, FailureKind.SWITCH_TIMEOUT)), timeout,
-                        TimeUnit.MILLISECONDS);
+                attempt.timeout = timer.schedule(() -> later(id,
+                        () -> completed(id, diff, attempt, attempt.acked(), why, FailureKind.SWITCH_TIMEOUT)),
+                        timeout, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
-                log.debug("Stopped; no timeout for group {}", group.id());
+                log.debug("Stopped; no timeout for group {}", id);
             }
         }
     }
@@ -434,40 +340,53 @@ final class GroupInstaller {
         }
     }
 
-    private void interrupted(P2mpGroupId id, InstallAttempt attempt, Set<DeviceId> gone) {
+    private void answered(P2mpGroupId id, Diff diff, InstallAttempt attempt) {
+        Map<DeviceId, String> rejected = attempt.rejected();
+        Set<DeviceId> acked = attempt.acked();
+        if (rejected.isEmpty()) {
+            completed(id, diff, attempt, acked, null, null);
+        } else if (rejected.keySet().stream().noneMatch(connected)) {
+            // the switches went away under the batch: not the group's failure; the topology change recompiles
+            // it, and the record says what may be left
+            interrupted(id, diff, attempt, acked, rejected.keySet());
+        } else {
+            String why = rejected.entrySet().stream().filter(e -> connected.test(e.getKey()))
+                    .map(Map.Entry::getValue).distinct().collect(Collectors.joining("; "));
+            completed(id, diff, attempt, acked, why, FailureKind.SWITCH_REFUSED);
+        }
+    }
+
+    private boolean finish(P2mpGroupId id, Diff diff, InstallAttempt attempt, Set<DeviceId> acked) {
         if (!inFlight.remove(id.value(), attempt)) {
-            return;
+            return false;
         }
         Future<?> pending = attempt.timeout;
         if (pending != null) {
             pending.cancel(false);
+        }
+        store.setProgrammed(id, diff.acknowledged(store.programmed(id), acked, attempt.links));
+        return true;
+    }
+
+    private void interrupted(P2mpGroupId id, Diff diff, InstallAttempt attempt, Set<DeviceId> acked,
+                             Set<DeviceId> gone) {
+        if (!finish(id, diff, attempt, acked)) {
+            return;
         }
         log.info("Group {}: switch(es) {} disconnected during programming; reconciling again", id, gone);
         reconcile(id, "switch(es) " + gone + " disconnected during programming");
     }
 
-    private void completed(P2mpGroupId id, InstallAttempt attempt, String error, FailureKind kind) {
-        if (!inFlight.remove(id.value(), attempt)) {
+    private void completed(P2mpGroupId id, Diff diff, InstallAttempt attempt, Set<DeviceId> acked, String error,
+                           FailureKind kind) {
+        if (!finish(id, diff, attempt, error == null ? diff.devices() : acked)) {
             if (error != null) {
                 log.debug("Late or repeated failure for group {} ignored: {}", id, error);
             }
             return;
         }
-        Future<?> pending = attempt.timeout;
-        if (pending != null) {
-            pending.cancel(false);
-        }
         GroupState expected = attempt.expected;
         if (error == null) {
-            if (attempt.bitmap) {
-                if (!attempt.clearsUncertain) {
-                    store.setInstalledStamp(id, attempt.stampTo);
-                }
-                store.setUncertainStamp(id, null);
-            } else {
-                store.setInstalledPlan(id, attempt.target);
-                store.setUncertainPlan(id, attempt.left);
-            }
             if (attempt.withdrawal()) {
                 index.remove(id.value());
             }
@@ -475,18 +394,13 @@ final class GroupInstaller {
                 transition(id, expected, attempt.onSuccess, attempt.successReason, null, attempt.failure);
             }
         } else {
-            // the uncertain plan written before sending keeps track of what the batch may have left
+            // the record written before sending keeps track of what the batch may have left
             String prefix = attempt.withdrawal() ? "withdraw incomplete: " : "";
             transition(id, expected, GroupState.FAILED, prefix + error, null, kind);
         }
         if (attempt.rerun || (attempt.chain && error == null)) {
             reconcile(id, "");
         }
-    }
-
-    private void transition(P2mpGroupId id, GroupState from, GroupState to, String reason,
-                            Set<Endpoint> unreachable) {
-        transition(id, from, to, reason, unreachable, null);
     }
 
     private void transition(P2mpGroupId id, GroupState from, GroupState to, String reason,

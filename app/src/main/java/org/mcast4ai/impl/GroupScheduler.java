@@ -140,18 +140,8 @@ final class GroupScheduler {
      */
     void deviceReturned(DeviceId device) {
         Set<P2mpGroupId> todo = new LinkedHashSet<>();
-        store.installedPlans().forEach((id, plan) -> {
-            if (plan.branches().containsKey(device)) {
-                todo.add(id);
-            }
-        });
-        store.uncertainPlans().forEach((id, plan) -> {
-            if (plan.branches().containsKey(device)) {
-                todo.add(id);
-            }
-        });
-        store.installedStamps().forEach((id, stamp) -> {
-            if (stamp.device().equals(device)) {
+        store.programmedAll().forEach((id, record) -> {
+            if (record.devices().contains(device)) {
                 todo.add(id);
             }
         });
@@ -212,9 +202,9 @@ final class GroupScheduler {
     void resumeOwnedGroups() {
         // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
         bitmaps.refreshFit(snapshots.snapshot());
-        store.installedPlans().forEach((id, plan) -> {
+        store.programmedAll().forEach((id, record) -> {
             if (isMine(id)) {
-                index.putIfAbsent(id.value(), plan, Set.of());
+                index.putIfAbsent(id.value(), record.treePlan(), Set.of());
             }
         });
         for (P2mpGroup g : store.getAll()) {

@@ -1,77 +1,54 @@
 package org.mcast4ai.impl;
 
-import java.util.LinkedHashSet;
+import com.google.common.collect.ImmutableList;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
-import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
-import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.Move;
+import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.criteria.Criterion;
-import org.onosproject.net.flow.criteria.PortCriterion;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
- * One batch the {@link GroupInstaller} sent for a group, and what to do when the switches answer: a TREE
- * attempt moves the group's branches from what the switches hold to a target plan, a BITMAP attempt moves
- * the source leaf's stamp. Touched only on the group's lane (the fields read by other threads are volatile).
+ * One batch the reconcile loop sent for a group: the moves of each kind of entry, the state success leads to,
+ * and the devices' answers as they come (one answer per programmer). Touched on the group's lane, except the
+ * answers, which arrive on ONOS's threads (synchronized).
  */
 final class InstallAttempt {
-    final GroupPlan installed;
-    final GroupPlan uncertain;
-    final GroupPlan target;
+    final Map<String, List<Move>> moves;
+    final List<ConnectPoint[]> links;
+    final GroupState expected;
     final GroupState onSuccess;
     final String successReason;
-    // a BITMAP attempt moves the source leaf's stamp instead of tree branches
-    final boolean bitmap;
-    final BitmapStamp stampFrom;
-    final BitmapStamp stampTo;
-    GroupState expected;
+    // when success means FAILED (a group that cannot be served has its entries removed): the kind
+    final FailureKind failure;
+    // a preparatory step (entries of another mode go first): on success the group is reconciled again
+    final boolean chain;
     volatile Set<DeviceId> devices = Set.of();
-    // entries on switches that were not connected when the batch was sent: still to be removed
-    volatile GroupPlan left = GroupPlan.empty();
     volatile boolean rerun;
     // cancelled on completion so that finished attempts do not stay reachable from the timer queue
     volatile Future<?> timeout;
-    // a preparatory step: on success the group is reconciled again to take the next one
-    boolean chain;
-    // a BITMAP attempt removing an unacknowledged stamp: success clears that record only
-    boolean clearsUncertain;
-    // when success means FAILED (a group that cannot be served has its old entries removed): the kind
-    FailureKind failure;
 
-    InstallAttempt(GroupPlan installed, GroupPlan uncertain, GroupPlan target, GroupState onSuccess,
-                   String successReason) {
-        this.installed = installed;
-        this.uncertain = uncertain;
-        this.target = target;
-        this.onSuccess = onSuccess;
-        this.successReason = successReason;
-        this.bitmap = false;
-        this.stampFrom = null;
-        this.stampTo = null;
-        this.expected = withdrawal() ? GroupState.WITHDRAWING : GroupState.INSTALLING;
-    }
+    private int pending;
+    private final Set<DeviceId> acked = new LinkedHashSet<>();
+    private final Map<DeviceId, String> rejected = new LinkedHashMap<>();
 
-    InstallAttempt(BitmapStamp from, BitmapStamp to, GroupState expected, GroupState onSuccess, String successReason) {
-        this.installed = GroupPlan.empty();
-        this.uncertain = GroupPlan.empty();
-        this.target = GroupPlan.empty();
-        this.onSuccess = onSuccess;
-        this.successReason = successReason;
-        this.bitmap = true;
-        this.stampFrom = from;
-        this.stampTo = to;
+    InstallAttempt(Map<String, List<Move>> moves, List<ConnectPoint[]> links, GroupState expected,
+                   GroupState onSuccess, String successReason, FailureKind failure, boolean chain) {
+        this.moves = moves;
+        this.links = ImmutableList.copyOf(links);
         this.expected = expected;
+        this.onSuccess = onSuccess;
+        this.successReason = successReason;
+        this.failure = failure;
+        this.chain = chain;
     }
 
     /** @return true if success means the group is WITHDRAWN */
@@ -79,18 +56,32 @@ final class InstallAttempt {
         return onSuccess == GroupState.WITHDRAWN;
     }
 
+    /** @param n how many programmers were given moves and will answer */
+    synchronized void expect(int n) {
+        pending = n;
+    }
+
     /**
-     * @param older entries earlier batches may have left
-     * @param newer the target of the batch about to be sent
-     * @return what the switches may hold after it: the newer branch where both have one
+     * Records one programmer's answer.
+     *
+     * @param ok      devices that acknowledged
+     * @param refused devices that refused, with the reason
+     * @return true when it was the last answer expected
      */
-    static GroupPlan union(GroupPlan older, GroupPlan newer) {
-        if (newer.branches().isEmpty()) {
-            return older;
-        }
-        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(older.branches());
-        branches.putAll(newer.branches());
-        return new GroupPlan(branches, newer.links());
+    synchronized boolean answer(Set<DeviceId> ok, Map<DeviceId, String> refused) {
+        acked.addAll(ok);
+        rejected.putAll(refused);
+        return --pending == 0;
+    }
+
+    /** @return devices that acknowledged all their writes so far */
+    synchronized Set<DeviceId> acked() {
+        return Set.copyOf(acked);
+    }
+
+    /** @return devices that refused, with the reason */
+    synchronized Map<DeviceId, String> rejected() {
+        return new LinkedHashMap<>(rejected);
     }
 
     /**
@@ -103,39 +94,5 @@ final class InstallAttempt {
         }
         String names = endpoints.stream().limit(8).map(Endpoint::toString).collect(Collectors.joining(", "));
         return ": " + names + (endpoints.size() > 8 ? ", ..." : "");
-    }
-
-    /**
-     * @param ops the failed operations ONOS reports
-     * @return the devices they were for
-     */
-    static Set<DeviceId> devicesOf(FlowRuleOperations ops) {
-        Set<DeviceId> out = new LinkedHashSet<>();
-        ops.stages().forEach(stage -> stage.forEach(op -> out.add(op.rule().deviceId())));
-        return out;
-    }
-
-    /**
-     * Names the devices and in ports of the rules a switch refused.
-     *
-     * @param ops the failed operations ONOS reports
-     * @return the reason
-     */
-    static String rejected(FlowRuleOperations ops) {
-        Map<DeviceId, Set<String>> byDevice = new LinkedHashMap<>();
-        for (Set<FlowRuleOperation> stage : ops.stages()) {
-            for (FlowRuleOperation op : stage) {
-                FlowRule rule = op.rule();
-                Criterion in = rule.selector().getCriterion(Criterion.Type.IN_PORT);
-                byDevice.computeIfAbsent(rule.deviceId(), d -> new TreeSet<>())
-                        .add(in == null ? "?" : ((PortCriterion) in).port().toString());
-            }
-        }
-        if (byDevice.isEmpty()) {
-            return "a switch rejected the group's entries (ONOS did not say which)";
-        }
-        return byDevice.entrySet().stream()
-                .map(e -> "switch " + e.getKey() + " rejected the rule for in port(s) " + e.getValue())
-                .collect(Collectors.joining("; "));
     }
 }

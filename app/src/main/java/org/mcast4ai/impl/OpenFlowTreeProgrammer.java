@@ -3,26 +3,24 @@ package org.mcast4ai.impl;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.flow.FlowCookies;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.FlowRuleProgrammer;
+import org.mcast4ai.impl.program.TreeBranch;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.core.ApplicationId;
-import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.DefaultFlowRule;
 import org.onosproject.net.flow.DefaultTrafficSelector;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
-import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.TrafficTreatment;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,35 +47,21 @@ import java.util.function.Predicate;
  * only then removes rules the new tree no longer needs. FlowRuleManager runs the stages in order, each after
  * the previous one is acknowledged.
  *
- * <p>A switch that is not connected is not asked to remove anything: ONOS would fail the whole batch for it,
- * and the groups that used to cross it have moved on. Its entries are handed back as left behind
- * ({@link Batch#left}), recorded as uncertain and removed when it returns.
+ * <p>The staging (rules on switches new to the tree, then replacements, then removals) is
+ * {@link FlowRuleProgrammer}'s: a rule's flow id is its match, so a branch with the same in port replaces
+ * the old rule and one with another in port has the old rule removed last.
  */
-final class OpenFlowTreeProgrammer {
+final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static final int MAX_TREATMENTS = 4096;
 
-    private final FlowRuleService flowRuleService;
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final ApplicationId appId;
     private final Predicate<DeviceId> connected;
     private volatile int tableId;
 
-    /** What {@link #program} sent. */
-    static final class Batch {
-        /** Devices the batch touches (empty: nothing was sent, the context is not called). */
-        final Set<DeviceId> devices;
-        /** Entries left on switches that are not connected: still to be removed when they return. */
-        final GroupPlan left;
-
-        Batch(Set<DeviceId> devices, GroupPlan left) {
-            this.devices = devices;
-            this.left = left;
-        }
-    }
-
     OpenFlowTreeProgrammer(FlowRuleService flowRuleService, ApplicationId appId, int tableId,
                            Predicate<DeviceId> connected) {
-        this.flowRuleService = flowRuleService;
+        super(flowRuleService);
         this.appId = appId;
         this.tableId = tableId;
         this.connected = connected;
@@ -181,61 +165,15 @@ final class OpenFlowTreeProgrammer {
         return FlowCookies.of(app, device, table, priority, inPort.toLong(), address.getIp4Address().toInt());
     }
 
-    /**
-     * Moves a group's switches to the target plan, touching only devices whose entries change. Devices of
-     * the uncertain plan (sent, never acknowledged) are sent again; entries of the installed or uncertain
-     * plans the target does not keep are removed last. An empty target removes everything (withdraw).
-     *
-     * @param group     the group
-     * @param installed what the switches acknowledged
-     * @param uncertain what earlier unacknowledged batches may have left
-     * @param target    what the switches should hold
-     * @param context   completion callbacks
-     * @return what was sent and what is left on switches that are not connected
-     */
-    Batch program(P2mpGroup group, GroupPlan installed, GroupPlan uncertain, GroupPlan target,
-                  FlowRuleOperationsContext context) {
-        List<FlowRule> fresh = new ArrayList<>();
-        List<FlowRule> replaced = new ArrayList<>();
-        Map<ConnectPoint, FlowRule> stale = new LinkedHashMap<>();
-        Map<DeviceId, GroupPlan.Branch> left = new LinkedHashMap<>();
-        Set<DeviceId> touched = new LinkedHashSet<>();
-        for (Map.Entry<DeviceId, GroupPlan.Branch> e : target.branches().entrySet()) {
-            DeviceId d = e.getKey();
-            GroupPlan.Branch before = installed.branches().get(d);
-            GroupPlan.Branch maybe = uncertain.branches().get(d);
-            if (e.getValue().equals(before) && maybe == null) {
-                continue;
-            }
-            (before == null && maybe == null ? fresh : replaced).add(rule(group, d, e.getValue()));
-            touched.add(d);
-        }
-        for (GroupPlan old : List.of(installed, uncertain)) {
-            for (Map.Entry<DeviceId, GroupPlan.Branch> e : old.branches().entrySet()) {
-                GroupPlan.Branch now = target.branches().get(e.getKey());
-                // a different in port is a different match: the old rule does not get replaced, it must go
-                if (now == null || !now.inPort().equals(e.getValue().inPort())) {
-                    if (!connected.test(e.getKey())) {
-                        left.putIfAbsent(e.getKey(), e.getValue());
-                        continue;
-                    }
-                    stale.putIfAbsent(new ConnectPoint(e.getKey(), e.getValue().inPort()),
-                            removal(group, e.getKey(), e.getValue().inPort()));
-                    touched.add(e.getKey());
-                }
-            }
-        }
-        GroupPlan leftPlan = left.isEmpty() ? GroupPlan.empty() : new GroupPlan(left, List.of());
-        if (touched.isEmpty()) {
-            return new Batch(touched, leftPlan);
-        }
-        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        boolean staged = false;
-        staged = stage(ops, fresh, true, staged);
-        staged = stage(ops, replaced, true, staged);
-        stage(ops, new ArrayList<>(stale.values()), false, staged);
-        flowRuleService.apply(ops.build(context));
-        return new Batch(touched, leftPlan);
+    @Override
+    public String kind() {
+        return TreeBranch.KIND;
+    }
+
+    @Override
+    public List<FlowRule> rules(P2mpGroup group, DeviceEntry entry) {
+        TreeBranch b = (TreeBranch) entry;
+        return List.of(rule(group, b.device(), b.branch()));
     }
 
     /**
@@ -244,63 +182,5 @@ final class OpenFlowTreeProgrammer {
      */
     boolean connected(DeviceId device) {
         return connected.test(device);
-    }
-
-    /**
-     * @param plan entries that may be on the switches
-     * @return true if some of them are on a connected switch (a batch can do something about them)
-     */
-    boolean reachable(GroupPlan plan) {
-        for (DeviceId d : plan.branches().keySet()) {
-            if (connected.test(d)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The branches of a plan whose rule ONOS's flow store does not hold on a connected switch: lost by a
-     * restart of ONOS (it does not keep its flow table), a purge, or anything else that went around the app.
-     *
-     * @param group the group
-     * @param plan  what the app's record says the switches hold
-     * @return the branches to send again (empty if none)
-     */
-    GroupPlan missing(P2mpGroup group, GroupPlan plan) {
-        Map<DeviceId, GroupPlan.Branch> lost = null;
-        for (Map.Entry<DeviceId, GroupPlan.Branch> e : plan.branches().entrySet()) {
-            if (!connected.test(e.getKey())) {
-                continue;
-            }
-            FlowEntry entry = flowRuleService.getFlowEntry(removal(group, e.getKey(), e.getValue().inPort()));
-            if (entry == null || entry.state() == FlowEntry.FlowEntryState.FAILED
-                    || entry.state() == FlowEntry.FlowEntryState.REMOVED
-                    || entry.state() == FlowEntry.FlowEntryState.PENDING_REMOVE) {
-                if (lost == null) {
-                    lost = new LinkedHashMap<>();
-                }
-                lost.put(e.getKey(), e.getValue());
-            }
-        }
-        return lost == null ? GroupPlan.empty() : new GroupPlan(lost, List.of());
-    }
-
-    private static boolean stage(FlowRuleOperations.Builder ops, List<FlowRule> rules, boolean add,
-                                 boolean needNewStage) {
-        if (rules.isEmpty()) {
-            return needNewStage;
-        }
-        if (needNewStage) {
-            ops.newStage();
-        }
-        for (FlowRule r : rules) {
-            if (add) {
-                ops.add(r);
-            } else {
-                ops.remove(r);
-            }
-        }
-        return true;
     }
 }

@@ -1,10 +1,12 @@
 package org.mcast4ai.impl;
 
 import java.util.HashMap;
-import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
-import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.FlowRuleProgrammer;
+import org.mcast4ai.impl.program.Programmed;
+import org.mcast4ai.impl.program.Programmer;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowEntry;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -35,16 +38,18 @@ final class OrphanSweep {
     private final P2mpGroupStore store;
     private final FlowRuleService flows;
     private final ApplicationId appId;
-    private final OpenFlowTreeProgrammer tree;
+    private final Predicate<DeviceId> connected;
+    private final Map<String, Programmer> programmers;
     private final OpenFlowBitmapProgrammer bitmap;
     private final LongAdder removed = new LongAdder();
 
-    OrphanSweep(P2mpGroupStore store, FlowRuleService flows, ApplicationId appId, OpenFlowTreeProgrammer tree,
-                OpenFlowBitmapProgrammer bitmap) {
+    OrphanSweep(P2mpGroupStore store, FlowRuleService flows, ApplicationId appId, Predicate<DeviceId> connected,
+                Map<String, Programmer> programmers, OpenFlowBitmapProgrammer bitmap) {
         this.store = store;
         this.flows = flows;
         this.appId = appId;
-        this.tree = tree;
+        this.connected = connected;
+        this.programmers = programmers;
         this.bitmap = bitmap;
     }
 
@@ -70,7 +75,7 @@ final class OrphanSweep {
         Set<FlowId> needed = needed();
         List<FlowRule> orphans = new ArrayList<>();
         for (FlowEntry e : mine) {
-            if (!needed.contains(e.id()) && tree.connected(e.deviceId())
+            if (!needed.contains(e.id()) && connected.test(e.deviceId())
                     && e.state() != FlowEntry.FlowEntryState.PENDING_REMOVE) {
                 orphans.add(e);
             }
@@ -91,13 +96,12 @@ final class OrphanSweep {
         Map<Long, P2mpGroup> groups = new HashMap<>();
         store.getAll().forEach(g -> groups.put(g.id().value(), g));
         for (P2mpGroup g : groups.values()) {
-            for (GroupPlan plan : List.of(store.installedPlan(g.id()), store.uncertainPlan(g.id()))) {
-                plan.branches().forEach((d, b) -> ids.add(tree.removal(g, d, b.inPort()).id()));
-            }
-            if (bitmap != null) {
-                for (BitmapStamp s : new BitmapStamp[]{store.installedStamp(g.id()), store.uncertainStamp(g.id())}) {
-                    if (s != null) {
-                        bitmap.planner().stampRules(s).forEach(r -> ids.add(r.id()));
+            Programmed record = store.programmed(g.id());
+            for (Set<DeviceEntry> entries : List.of(record.installed(), record.uncertain())) {
+                for (DeviceEntry e : entries) {
+                    Programmer p = programmers.get(e.kind());
+                    if (p instanceof FlowRuleProgrammer) {
+                        ids.addAll(((FlowRuleProgrammer) p).flowIds(g, e));
                     }
                 }
             }

@@ -20,6 +20,8 @@ import org.mcast4ai.engine.FabricTreeComputer;
 import org.mcast4ai.engine.TreeComputer;
 import org.mcast4ai.impl.bitmap.BitmapPlanner;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
+import org.mcast4ai.impl.bitmap.OpenFlowStampProgrammer;
+import org.mcast4ai.impl.program.Programmer;
 import org.onlab.packet.IpPrefix;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
@@ -44,10 +46,12 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Dictionary;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -216,10 +220,16 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
                         BitmapPlanner.DEFAULT_CHAIN_BASE, deviceService::isAvailable));
-        installer = new GroupInstaller(store, new GroupCompiler(hostResolver, trees), snapshots, programmer, bitmaps,
-                index, lanes, timer, System::currentTimeMillis, () -> installTimeoutMs);
+        List<Programmer> writers = new ArrayList<>(List.of(programmer));
+        if (bitmaps.programmer() != null) {
+            writers.add(new OpenFlowStampProgrammer(flowRuleService, bitmaps.programmer().planner()));
+        }
+        installer = new GroupInstaller(store, new Desired.Compiler(new GroupCompiler(hostResolver, trees), bitmaps),
+                snapshots, writers, deviceService::isAvailable, index, lanes, timer, System::currentTimeMillis,
+                () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
-        scheduler.setSweep(new OrphanSweep(store, flowRuleService, appId, programmer, bitmaps.programmer()));
+        scheduler.setSweep(new OrphanSweep(store, flowRuleService, appId, deviceService::isAvailable,
+                installer.programmers(), bitmaps.programmer()));
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
                 lanes.fabricExecutor(), new TopologyMonitor.Handler() {
                     @Override
@@ -340,7 +350,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         Integer table = Tools.getIntegerProperty(properties, FLOW_TABLE_ID);
         if (table != null && table != flowTableId && table >= 0 && table < 255) {
-            if (programmer != null && !store.installedPlans().isEmpty()) {
+            if (programmer != null && !store.programmedAll().isEmpty()) {
                 log.warn("{} stays {} while groups hold entries in it", FLOW_TABLE_ID, flowTableId);
             } else {
                 flowTableId = table;
@@ -395,7 +405,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
 
     @Override
     public GroupPlan getInstalledPlan(P2mpGroupId id) {
-        return store.installedPlan(id);
+        return store.programmed(id).treePlan();
     }
 
     @Override
@@ -481,8 +491,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     public void purge(P2mpGroupId id) {
         checkId(id);
         P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
-        boolean holdsEntries = !store.installedPlan(id).branches().isEmpty()
-                || !store.uncertainPlan(id).branches().isEmpty();
+        boolean holdsEntries = !store.programmed(id).isEmpty();
         if (group.state() != GroupState.WITHDRAWN && !(group.state() == GroupState.FAILED && !holdsEntries)) {
             throw GroupException.conflict("group " + id + " is " + group.state() + (holdsEntries
                     ? " and holds switch entries" : "") + "; withdraw it before purging");

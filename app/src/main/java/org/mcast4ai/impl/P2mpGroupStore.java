@@ -1,12 +1,11 @@
 package org.mcast4ai.impl;
 
 import org.mcast4ai.api.GroupKey;
-import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
-import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.Programmed;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.store.Store;
 
@@ -17,8 +16,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Cluster-wide state of P2MP groups: the group records (immutable values), the key and address indices,
- * and the plan each group has installed. Changes become {@link P2mpGroupEvent}s for the delegate on every
- * instance.
+ * and the one record per group of what it has on the switches. Changes become {@link P2mpGroupEvent}s for
+ * the delegate on every instance.
  */
 public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDelegate> {
 
@@ -70,76 +69,27 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
 
     /**
      * @param id group id
-     * @return the plan the switches acknowledged for the group (empty if none)
+     * @return what the group has on the switches (acknowledged and maybe half-installed), empty if nothing
      */
-    GroupPlan installedPlan(P2mpGroupId id);
+    Programmed programmed(P2mpGroupId id);
 
     /**
-     * Records what the switches hold for a group; an empty plan clears the record.
+     * Records what a group has on the switches; an empty record is removed. Written before a batch is sent
+     * (what it may leave becomes uncertain) and when devices acknowledge, by the group's owner only.
      *
-     * @param id   group id
-     * @param plan the plan
+     * @param id     group id
+     * @param record the record
      */
-    void setInstalledPlan(P2mpGroupId id, GroupPlan plan);
+    void setProgrammed(P2mpGroupId id, Programmed record);
 
-    /**
-     * @param id group id
-     * @return entries that may be on the switches without acknowledgement: the targets of batches sent
-     *         and not confirmed (empty if none)
-     */
-    GroupPlan uncertainPlan(P2mpGroupId id);
-
-    /**
-     * Records the entries a batch about to be sent may leave on the switches (written before the batch, so
-     * that a failure or a restart never loses track of them); an empty plan clears the record.
-     *
-     * @param id   group id
-     * @param plan the plan
-     */
-    void setUncertainPlan(P2mpGroupId id, GroupPlan plan);
-
-    /** @return every non-empty installed plan by group */
-    Map<P2mpGroupId, GroupPlan> installedPlans();
-
-    /** @return every group's uncertain plan (groups without one are left out) */
-    Map<P2mpGroupId, GroupPlan> uncertainPlans();
+    /** @return every non-empty record by group */
+    Map<P2mpGroupId, Programmed> programmedAll();
 
     /**
      * @param tenant tenant
      * @return how many groups (any state) the tenant holds
      */
     int tenantGroupCount(String tenant);
-
-    /**
-     * @param id group id
-     * @return the BITMAP stamp the source leaf acknowledged for the group, or null
-     */
-    BitmapStamp installedStamp(P2mpGroupId id);
-
-    /**
-     * Records the BITMAP stamp the source leaf holds for a group; null clears the record.
-     *
-     * @param id    group id
-     * @param stamp the stamp, or null
-     */
-    void setInstalledStamp(P2mpGroupId id, BitmapStamp stamp);
-
-    /**
-     * @param id group id
-     * @return the target of a stamp batch sent and not acknowledged (written before sending), or null
-     */
-    BitmapStamp uncertainStamp(P2mpGroupId id);
-
-    /**
-     * Records the stamp a batch about to be sent may leave on the source leaf; null clears the record.
-     *
-     * @param id    group id
-     * @param stamp the stamp, or null
-     */
-    void setUncertainStamp(P2mpGroupId id, BitmapStamp stamp);
-
-    /** @return every installed BITMAP stamp by group */
-    Map<P2mpGroupId, BitmapStamp> installedStamps();
 
     /**
      * Stable receiver position indices (the bit index table's entries): positions seen before keep their

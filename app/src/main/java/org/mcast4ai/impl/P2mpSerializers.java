@@ -16,6 +16,9 @@ import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.StateChange;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.Programmed;
+import org.mcast4ai.impl.program.TreeBranch;
 import org.onlab.util.KryoNamespace;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
@@ -39,6 +42,8 @@ public final class P2mpSerializers {
                     GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
                     BitmapStamp.class, FailureKind.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
+            .register(new TreeBranchSerializer(), TreeBranch.class)
+            .register(new ProgrammedSerializer(), Programmed.class)
             .build("mcast4ai");
 
     private P2mpSerializers() {
@@ -98,6 +103,84 @@ public final class P2mpSerializers {
                 links.add(new ConnectPoint[]{from, to});
             }
             return new GroupPlan(branches, links);
+        }
+    }
+
+    /** Writes a tree entry as its device name, in port and out port numbers. */
+    static final class TreeBranchSerializer extends Serializer<TreeBranch> {
+
+        TreeBranchSerializer() {
+            super(false, true);
+        }
+
+        @Override
+        public void write(Kryo kryo, Output out, TreeBranch e) {
+            out.writeString(e.device().toString());
+            out.writeLong(e.branch().inPort().toLong());
+            out.writeInt(e.branch().outPorts().size(), true);
+            for (PortNumber p : e.branch().outPorts()) {
+                out.writeLong(p.toLong());
+            }
+        }
+
+        @Override
+        public TreeBranch read(Kryo kryo, Input in, Class<TreeBranch> type) {
+            DeviceId device = DeviceId.deviceId(in.readString());
+            PortNumber inPort = PortNumber.portNumber(in.readLong());
+            int outs = in.readInt(true);
+            Set<PortNumber> outPorts = new TreeSet<>((a, b) -> Long.compare(a.toLong(), b.toLong()));
+            for (int k = 0; k < outs; k++) {
+                outPorts.add(PortNumber.portNumber(in.readLong()));
+            }
+            return new TreeBranch(device, new GroupPlan.Branch(inPort, outPorts));
+        }
+    }
+
+    /** Writes a group's record: its entries (each with its class) and the installed tree's links. */
+    static final class ProgrammedSerializer extends Serializer<Programmed> {
+
+        ProgrammedSerializer() {
+            super(false, true);
+        }
+
+        @Override
+        public void write(Kryo kryo, Output out, Programmed p) {
+            for (Set<DeviceEntry> entries : List.of(p.installed(), p.uncertain())) {
+                out.writeInt(entries.size(), true);
+                for (DeviceEntry e : entries) {
+                    kryo.writeClassAndObject(out, e);
+                }
+            }
+            out.writeInt(p.links().size(), true);
+            for (ConnectPoint[] link : p.links()) {
+                for (ConnectPoint cp : link) {
+                    out.writeString(cp.deviceId().toString());
+                    out.writeLong(cp.port().toLong());
+                }
+            }
+        }
+
+        @Override
+        public Programmed read(Kryo kryo, Input in, Class<Programmed> type) {
+            List<List<DeviceEntry>> sets = new ArrayList<>();
+            for (int s = 0; s < 2; s++) {
+                int n = in.readInt(true);
+                List<DeviceEntry> entries = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    entries.add((DeviceEntry) kryo.readClassAndObject(in));
+                }
+                sets.add(entries);
+            }
+            int l = in.readInt(true);
+            List<ConnectPoint[]> links = new ArrayList<>(l);
+            for (int i = 0; i < l; i++) {
+                ConnectPoint from = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                        PortNumber.portNumber(in.readLong()));
+                ConnectPoint to = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                        PortNumber.portNumber(in.readLong()));
+                links.add(new ConnectPoint[]{from, to});
+            }
+            return new Programmed(sets.get(0), sets.get(1), links);
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.impl.bitmap.BitmapStamp;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.Endpoint;
@@ -62,7 +64,7 @@ class BitmapReplicationTest {
         assertEquals(6, h.flows.batches().size(), "the stamp waits for the static tables");
         P2mpGroup waiting = h.get(g.id());
         assertEquals(GroupState.INSTALLING, waiting.state(), "not INSTALLED before the static tables are acked");
-        assertEquals(GroupInstaller.WAITING_FOR_STATIC, waiting.reason());
+        assertEquals(Desired.WAITING_FOR_STATIC, waiting.reason());
         h.flows.ackAll();
         assertEquals(7, h.flows.batches().size(), "then the group's stamp");
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
@@ -70,8 +72,8 @@ class BitmapReplicationTest {
         P2mpGroup now = h.get(g.id());
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
-        assertNotNull(h.store.installedStamp(g.id()));
-        assertTrue(h.store.installedPlan(g.id()).branches().isEmpty(), "no tree entries");
+        assertNotNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
+        assertTrue(h.store.programmed(g.id()).treePlan().branches().isEmpty(), "no tree entries");
 
         P2mpGroup second = h.manager.submit(bitmap("b", 2, 2));
         assertEquals(8, h.flows.batches().size(), "no static entries again");
@@ -104,7 +106,7 @@ class BitmapReplicationTest {
         assertTrue(now.modeReason().contains("AUTO chose TREE") && now.modeReason().contains("48 receiver positions"),
                 now.modeReason());
         assertTrue(big.groups.added.isEmpty(), "no static tables on a fabric BITMAP does not fit");
-        assertNull(big.store.installedStamp(g.id()));
+        assertNull(big.store.programmed(g.id()).installedOne(BitmapStamp.class));
     }
 
     @Test
@@ -130,7 +132,7 @@ class BitmapReplicationTest {
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()));
         h.flows.ackAll();
         assertEquals(GroupState.WITHDRAWN, h.get(g.id()).state(), h.get(g.id()).reason());
-        assertNull(h.store.installedStamp(g.id()));
+        assertNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
         assertEquals(staticOnLeaf, h.flows.rulesOn(leaf(1)).size(), "only the static tables remain");
     }
 
@@ -145,7 +147,8 @@ class BitmapReplicationTest {
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
         assertEquals(8, h.groups.added.size(), "no static group changed");
-        assertEquals(0x94L, h.store.installedStamp(g.id()).bits(), "bits of 2/1, 3/1 and 4/2");
+        assertEquals(0x94L, h.store.programmed(g.id()).installedOne(BitmapStamp.class).bits(),
+                "bits of 2/1, 3/1 and 4/2");
     }
 
     @Test
@@ -181,8 +184,8 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.TREE, now.effectiveMode());
         assertTrue(now.modeReason().contains("48 receiver positions"), now.modeReason());
-        assertNull(h.store.installedStamp(g.id()), "the stamp is gone");
-        assertTrue(h.store.installedPlan(g.id()).branches().containsKey(leaf(1)), "the tree is in place");
+        assertNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class), "the stamp is gone");
+        assertTrue(h.store.programmed(g.id()).treePlan().branches().containsKey(leaf(1)), "the tree is in place");
         int treePriority = h.get(g.id()).request().priority();
         assertTrue(h.flows.allRules().stream().allMatch(r -> r.priority() == treePriority),
                 "the static BITMAP rules are removed: "
@@ -234,8 +237,8 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
         assertTrue(now.modeReason().contains("AUTO chose BITMAP"), now.modeReason());
-        assertTrue(old.store.installedPlan(g.id()).branches().isEmpty(), "tree entries removed");
-        assertNotNull(old.store.installedStamp(g.id()));
+        assertTrue(old.store.programmed(g.id()).treePlan().branches().isEmpty(), "tree entries removed");
+        assertNotNull(old.store.programmed(g.id()).installedOne(BitmapStamp.class));
         long treeRules = old.flows.allRules().stream().filter(r -> r.priority() == 40000
                 && !r.deviceId().equals(leaf(1))).count();
         assertEquals(0, treeRules, "no group rule off the source leaf");
@@ -250,14 +253,15 @@ class BitmapReplicationTest {
         assertEquals(GroupState.FAILED, failed.state());
         assertEquals(org.mcast4ai.api.FailureKind.SWITCH_REFUSED, failed.failure());
         assertTrue(failed.reason().contains(leaf(1).toString()), failed.reason());
-        assertNull(h.store.installedStamp(g.id()));
-        assertNotNull(h.store.uncertainStamp(g.id()), "what the batch may have left is on record");
+        assertNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
+        assertNotNull(h.store.programmed(g.id()).uncertainOne(BitmapStamp.class),
+                "what the batch may have left is on record");
 
         h.manager.withdraw(g.id());
         assertEquals(Set.of(leaf(1)), devices(h.flows.lastBatch()), "the uncertain stamp is removed");
         h.flows.ackAll();
         assertEquals(GroupState.WITHDRAWN, h.get(g.id()).state(), h.get(g.id()).reason());
-        assertNull(h.store.uncertainStamp(g.id()));
+        assertNull(h.store.programmed(g.id()).uncertainOne(BitmapStamp.class));
     }
 
     @Test
@@ -270,8 +274,8 @@ class BitmapReplicationTest {
         assertTrue(h.flows.batches().size() > batches, "the stamp is sent again, not assumed");
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
-        assertNotNull(h.store.installedStamp(g.id()));
-        assertNull(h.store.uncertainStamp(g.id()));
+        assertNotNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
+        assertNull(h.store.programmed(g.id()).uncertainOne(BitmapStamp.class));
     }
 
     @Test
@@ -284,7 +288,7 @@ class BitmapReplicationTest {
         P2mpGroup now = h.get(g.id());
         assertEquals(GroupState.INSTALLED, now.state(), now.reason());
         assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
-        assertTrue(h.store.installedPlan(g.id()).branches().isEmpty());
+        assertTrue(h.store.programmed(g.id()).treePlan().branches().isEmpty());
     }
 
     @Test
@@ -318,13 +322,13 @@ class BitmapReplicationTest {
             assertEquals(GroupState.FAILED, failed.state(), failed.reason());
             assertEquals(GroupInstaller.STATIC_TIMED_OUT + "50 ms", failed.reason());
             assertEquals(org.mcast4ai.api.FailureKind.STATIC_TABLES_TIMEOUT, failed.failure());
-            assertNull(s.store.installedStamp(g.id()), "no stamp sent");
+            assertNull(s.store.programmed(g.id()).installedOne(BitmapStamp.class), "no stamp sent");
 
             silent.confirmAll(); // the switches confirm after all: the group is installed then
             s.flows.ackAll();
             P2mpGroup now = s.get(g.id());
             assertEquals(GroupState.INSTALLED, now.state(), now.reason());
-            assertNotNull(s.store.installedStamp(g.id()));
+            assertNotNull(s.store.programmed(g.id()).installedOne(BitmapStamp.class));
         } finally {
             timer.shutdownNow();
         }
@@ -340,7 +344,7 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
         assertEquals(8, h.groups.added.size(), "the static egress groups only");
         int treePriority = h.get(g.id()).request().priority();
-        assertEquals(h.store.installedPlan(g.id()).branches().size(),
+        assertEquals(h.store.programmed(g.id()).treePlan().branches().size(),
                 h.flows.allRules().stream().filter(r -> r.priority() == treePriority).count(),
                 "one tree rule per switch of the tree beside the static tables");
     }
@@ -358,6 +362,6 @@ class BitmapReplicationTest {
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
         // leaf port 2 + s leads to spine s: the group goes up through spine 1, the one left
-        assertEquals(3, h.store.installedStamp(g.id()).uplink());
+        assertEquals(3, h.store.programmed(g.id()).installedOne(BitmapStamp.class).uplink());
     }
 }

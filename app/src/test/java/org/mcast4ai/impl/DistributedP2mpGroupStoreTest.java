@@ -1,5 +1,8 @@
 package org.mcast4ai.impl;
 
+import org.onlab.packet.MacAddress;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
+import org.mcast4ai.impl.program.Programmed;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,12 +105,12 @@ class DistributedP2mpGroupStoreTest {
     @Test
     void removalFreesKeyAndAddress() {
         P2mpGroup g = store.create(request("t", "a"), POOL, 1L);
-        store.setInstalledPlan(g.id(), plan());
-        store.setUncertainPlan(g.id(), plan());
+        store.setProgrammed(g.id(), new Programmed(Programmed.entriesOf(plan()), Programmed.entriesOf(plan()),
+                plan().links()));
         assertEquals(g, store.remove(g.id()).orElseThrow());
         assertTrue(store.get(g.id()).isEmpty());
-        assertTrue(store.installedPlan(g.id()).branches().isEmpty());
-        assertTrue(store.uncertainPlan(g.id()).branches().isEmpty());
+        assertTrue(store.programmed(g.id()).treePlan().branches().isEmpty());
+        assertTrue(store.programmed(g.id()).uncertainTreePlan().branches().isEmpty());
         P2mpGroup again = store.create(request("t", "a"), IpPrefix.valueOf(g.address(), 32), 2L);
         assertEquals(g.address(), again.address());
         assertTrue(again.id().value() > g.id().value(), "ids are never reused");
@@ -182,6 +185,15 @@ class DistributedP2mpGroupStoreTest {
         assertEquals(p, copy);
         assertTrue(copy.changedDevices(p).isEmpty());
         assertEquals(p.links().get(0)[1], copy.links().get(0)[1]);
+
+        BitmapStamp stamp = new BitmapStamp(DeviceId.deviceId("of:1"), PortNumber.portNumber(3),
+                IpAddress.valueOf("239.1.0.1"), 0x16L, 2, true, MacAddress.valueOf("00:00:00:00:01:01"), 40000);
+        Programmed record = new Programmed(Programmed.entriesOf(p), Set.of(stamp), p.links());
+        Programmed again = s.decode(s.encode(record));
+        assertEquals(record, again);
+        assertEquals(p, again.treePlan());
+        assertEquals(stamp, again.uncertainOne(BitmapStamp.class));
+        assertEquals(p.links().get(0)[0], again.links().get(0)[0]);
     }
 
     @Test

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 /**
  * A flow rule service that records {@code apply} batches and lets the test acknowledge them (the batch's
  * stages are applied in order to a model of the switches' flow tables, then {@code onSuccess} is called) or
- * fail them for one device ({@code onError} with that device's rules, nothing applied).
+ * fail them for one device ({@code onError} with that device's rules, the other devices' applied).
  */
 final class RecordingFlowRuleService extends FlowRuleServiceAdapter {
     private final Deque<FlowRuleOperations> pending = new ArrayDeque<>();
@@ -83,16 +83,30 @@ final class RecordingFlowRuleService extends FlowRuleServiceAdapter {
     }
 
     /**
-     * Fails the oldest pending batch as ONOS does when a switch answers with an error: onError lists the
-     * rules of that device; nothing is applied.
+     * Fails the oldest pending batch as ONOS's FlowRuleManager does when one switch answers with an error:
+     * onError lists that device's rules, nothing of them is applied, and the other devices' rules are (ONOS
+     * goes on with the stages; it only never calls onSuccess).
      *
      * @param device the refusing device
      */
     void fail(DeviceId device) {
         FlowRuleOperations ops = pending.poll();
         FlowRuleOperations.Builder failed = FlowRuleOperations.builder();
-        ops.stages().stream().flatMap(Set::stream).filter(op -> op.rule().deviceId().equals(device))
-                .forEach(op -> failed.add(op.rule()));
+        for (Set<FlowRuleOperation> stage : ops.stages()) {
+            for (FlowRuleOperation op : stage) {
+                if (op.rule().deviceId().equals(device)) {
+                    failed.add(op.rule());
+                } else {
+                    Map<String, FlowRule> table = tables.computeIfAbsent(op.rule().deviceId(),
+                            d -> new LinkedHashMap<>());
+                    if (op.type() == FlowRuleOperation.Type.REMOVE) {
+                        table.remove(key(op.rule()));
+                    } else {
+                        table.put(key(op.rule()), op.rule());
+                    }
+                }
+            }
+        }
         ops.callback().onError(failed.build());
     }
 

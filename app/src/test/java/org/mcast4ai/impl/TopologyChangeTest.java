@@ -147,14 +147,14 @@ class TopologyChangeTest {
                     "nothing is asked of a switch that is gone (ONOS would fail the whole batch): " + ops);
         }
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
-        assertEquals(Set.of(spine(s)), h.store.uncertainPlan(g.id()).branches().keySet(),
+        assertEquals(Set.of(spine(s)), h.store.programmed(g.id()).uncertainTreePlan().branches().keySet(),
                 "the gone spine's rule is remembered as left there");
 
         // the spine returns holding its old rule: it is removed, and the group stays where it is
         h.fabric.deviceUp(spine(s));
         h.flows.ackAll();
         assertTrue(h.flows.rulesOn(spine(s)).isEmpty(), "the rule left on the returning spine is removed");
-        assertTrue(h.store.uncertainPlan(g.id()).branches().isEmpty());
+        assertTrue(h.store.programmed(g.id()).uncertainTreePlan().branches().isEmpty());
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
     }
@@ -243,5 +243,35 @@ class TopologyChangeTest {
         assertEquals(GroupState.INSTALLED, back.state(), back.reason());
         assertEquals(null, back.failure());
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(back));
+    }
+
+    @Test
+    void theRecordFollowsEachSwitchsAcknowledgementNotTheWholeBatch() {
+        P2mpGroup g = group("g1", 1, 1, 2, 1);
+        int s = spineFrom(g, leaf(1));
+        // a receiver on a new leaf: its rule goes in the first stage, the spine's changed branch in the second
+        h.manager.addReceivers(g.id(), Set.of(Endpoint.of(hostId(4, 1))));
+        FlowRuleOperations ops = h.flows.lastBatch();
+        assertTrue(ops.stages().get(0).stream().allMatch(op -> op.rule().deviceId().equals(leaf(4))), ops.toString());
+        h.flows.fail(spine(s));
+        P2mpGroup failed = h.get(g.id());
+        assertEquals(GroupState.FAILED, failed.state());
+        assertEquals(org.mcast4ai.api.FailureKind.SWITCH_REFUSED, failed.failure());
+        org.mcast4ai.impl.program.Programmed record = h.store.programmed(g.id());
+        // the new leaf's stage came before the refused one: that switch is known to hold its rule
+        assertTrue(record.treePlan().branches().containsKey(leaf(4)), record.toString());
+        assertFalse(record.uncertainTreePlan().branches().containsKey(leaf(4)), record.toString());
+        // the spine may hold either branch: its new one is uncertain, its old one still on record
+        assertTrue(record.uncertainTreePlan().branches().containsKey(spine(s)), record.toString());
+        assertTrue(record.treePlan().branches().containsKey(spine(s)), record.toString());
+        int before = h.flows.batches().size();
+        h.manager.recompile(g.id());
+        assertEquals(before + 1, h.flows.batches().size());
+        assertFalse(RecordingFlowRuleService.devices(h.flows.lastBatch()).contains(leaf(4)),
+                "an acknowledged switch is not sent its rule again");
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        assertEquals(once(hostId(2, 1), hostId(4, 1)), deliver(h.get(g.id())));
+        assertTrue(h.store.programmed(g.id()).uncertain().isEmpty());
     }
 }

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl.bitmap;
 
+import org.mcast4ai.impl.program.DeviceEntry;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.DeviceId;
@@ -28,7 +29,10 @@ import java.util.Objects;
  * leaf. Both rules also write the group's uplink choice into the metadata, which the leaf's static up table
  * reads, so the group's copies going up all take one spine (groups are spread over the spines).
  */
-public final class BitmapStamp {
+public final class BitmapStamp implements DeviceEntry {
+    /** The kind of the OpenFlow stamp programmer. */
+    public static final String KIND = "openflow-bitmap-stamp";
+
     private final DeviceId device;
     private final PortNumber inPort;
     private final IpAddress address;
@@ -224,8 +228,14 @@ public final class BitmapStamp {
     }
 
     /** @return the source leaf */
+    @Override
     public DeviceId device() {
         return device;
+    }
+
+    @Override
+    public String kind() {
+        return KIND;
     }
 
     /** @return the source host's port */

@@ -23,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -351,74 +350,6 @@ public final class OpenFlowBitmapProgrammer {
             }
         }));
         return done;
-    }
-
-    /**
-     * Moves a group's stamp from what the source leaf holds to the target: adds the new rules first, then
-     * removes the old ones they do not replace (make-before-break).
-     *
-     * @param installed what the switch holds (null: nothing)
-     * @param target    what it should hold (null: nothing)
-     * @param context   completion callbacks
-     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
-     */
-    public Set<DeviceId> program(BitmapStamp installed, BitmapStamp target, FlowRuleOperationsContext context) {
-        if (Objects.equals(installed, target)) {
-            return Set.of();
-        }
-        List<FlowRule> add = target == null ? List.of() : planner.stampRules(target);
-        List<FlowRule> old = installed == null ? List.of() : planner.stampRules(installed);
-        Set<String> replaced = new HashSet<>();
-        add.forEach(r -> replaced.add(ruleKey(r)));
-        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        add.forEach(ops::add);
-        boolean staged = !add.isEmpty();
-        Set<DeviceId> devices = new LinkedHashSet<>();
-        add.forEach(r -> devices.add(r.deviceId()));
-        for (FlowRule r : old) {
-            if (!replaced.contains(ruleKey(r))) {
-                if (staged) {
-                    ops.newStage();
-                    staged = false;
-                }
-                ops.remove(r);
-                devices.add(r.deviceId());
-            }
-        }
-        flowRuleService.apply(ops.build(context));
-        return devices;
-    }
-
-    /**
-     * @param stamp     a stamp the app's record says the source leaf holds
-     * @param connected which devices are connected
-     * @return false if ONOS's flow store lacks one of its rules on a connected switch (lost by a restart of
-     *         ONOS or removed around the app): the stamp must be sent again
-     */
-    public boolean holds(BitmapStamp stamp, Predicate<DeviceId> connected) {
-        for (FlowRule r : planner.stampRules(stamp)) {
-            if (!connected.test(r.deviceId())) {
-                continue;
-            }
-            FlowEntry e = flowRuleService.getFlowEntry(r);
-            if (e == null || e.state() == FlowEntry.FlowEntryState.FAILED
-                    || e.state() == FlowEntry.FlowEntryState.REMOVED
-                    || e.state() == FlowEntry.FlowEntryState.PENDING_REMOVE) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Removes a group's stamp.
-     *
-     * @param installed what the source leaf holds
-     * @param context   completion callbacks
-     * @return the devices the batch touches (empty: nothing was sent, the context is not called)
-     */
-    public Set<DeviceId> remove(BitmapStamp installed, FlowRuleOperationsContext context) {
-        return installed == null ? Set.of() : program(installed, null, context);
     }
 
     private static String groupKey(GroupDescription g) {

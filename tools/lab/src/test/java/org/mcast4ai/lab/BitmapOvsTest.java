@@ -15,6 +15,8 @@ import org.mcast4ai.impl.bitmap.BitmapPlanner;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.mcast4ai.impl.bitmap.EthSrcBitmap;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
+import org.mcast4ai.impl.bitmap.OpenFlowStampProgrammer;
+import org.mcast4ai.impl.program.Move;
 import org.onlab.packet.IpAddress;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.DeviceId;
@@ -29,6 +31,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -183,7 +186,14 @@ class BitmapOvsTest {
         stamp = compile("h1", MEMBERS, GROUP, 0);
         CompletableFuture<Void> done = new CompletableFuture<>();
         long t0 = System.nanoTime();
-        programmer.program(null, stamp, context(done));
+        new OpenFlowStampProgrammer(flows, programmer.planner()).apply(null,
+                List.of(new Move(stamp.device(), null, Set.of(), stamp)), (ok, refused) -> {
+                    if (refused.isEmpty()) {
+                        done.complete(null);
+                    } else {
+                        done.completeExceptionally(new IllegalStateException("refused: " + refused));
+                    }
+                });
         done.get(30, TimeUnit.SECONDS);
         System.out.printf("bitmap-ovs: group stamp acknowledged in %.1f ms (%d rules on %s)%n",
                 (System.nanoTime() - t0) / 1e6, programmer.planner().stampRules(stamp).size(), stamp.device());

@@ -1,0 +1,123 @@
+package org.mcast4ai.impl;
+
+import com.google.common.collect.ImmutableSet;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
+import org.mcast4ai.api.GroupPlan;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.Programmed;
+import org.mcast4ai.impl.program.TreeBranch;
+import org.onosproject.net.HostId;
+import org.slf4j.Logger;
+
+import java.util.Set;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * What a group should have on the switches, compiled from its request and one fabric snapshot: the device
+ * entries, the state they lead to, and what the reconcile loop needs besides (the hosts and links the topology
+ * index watches, the replication mode to record, a precondition the entries wait for). This is the only place
+ * that knows the replication modes; the loop that programs the difference does not.
+ */
+final class Desired {
+    final Set<DeviceEntry> entries;
+    final Set<String> kinds;
+    final GroupPlan plan;
+    final Set<HostId> hosts;
+    final GroupState outcome;
+    final String reason;
+    final Set<Endpoint> unreachable;
+    final FailureKind failure;
+    final BitmapDecision mode;
+    // non-null: the entries must not go out yet (the reason the group waits with in INSTALLING)
+    final String waitingFor;
+
+    private Desired(Set<DeviceEntry> entries, Set<String> kinds, GroupPlan plan, Set<HostId> hosts,
+                    GroupState outcome, String reason, Set<Endpoint> unreachable, FailureKind failure,
+                    BitmapDecision mode, String waitingFor) {
+        this.entries = ImmutableSet.copyOf(entries);
+        this.kinds = ImmutableSet.copyOf(kinds);
+        this.plan = plan;
+        this.hosts = ImmutableSet.copyOf(hosts);
+        this.outcome = outcome;
+        this.reason = reason;
+        this.unreachable = ImmutableSet.copyOf(unreachable);
+        this.failure = failure;
+        this.mode = mode;
+        this.waitingFor = waitingFor;
+    }
+
+    /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
+    static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
+
+    /** Compiles desired state: TREE through the tree compiler, BITMAP through the bitmap decision. */
+    static final class Compiler {
+        private final Logger log = getLogger(getClass());
+        private final GroupCompiler trees;
+        private final BitmapReplication bitmaps;
+
+        Compiler(GroupCompiler trees, BitmapReplication bitmaps) {
+            this.trees = trees;
+            this.bitmaps = bitmaps;
+        }
+
+        /**
+         * @param group     the group
+         * @param view      the fabric
+         * @param installed its record (a group whose tree cannot be computed keeps its index entry)
+         * @return what the group should have
+         */
+        Desired compile(P2mpGroup group, FabricView view, Programmed installed) {
+            FabricSnapshot fabric = view.snapshot();
+            BitmapDecision bd = bitmaps.decide(group, fabric);
+            if (bd.choice.failure() != null) {
+                return failed(bd, installed.treePlan(), Set.of(), FailureKind.MODE_UNAVAILABLE, bd.choice.failure(),
+                        Set.of());
+            }
+            if (bd.choice.mode() == ReplicationMode.BITMAP) {
+                Set<Endpoint> unreachable = bd.unreachable;
+                GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
+                String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
+                        + group.request().receivers().size() + " receivers have no bit in the fabric's bitmap"
+                        + InstallAttempt.describe(unreachable);
+                return new Desired(Set.of(bd.result.stamp()), Set.of(bd.result.stamp().kind()), GroupPlan.empty(),
+                        bd.hosts, outcome, reason, unreachable, null, bd,
+                        bitmaps.staticReady(fabric) ? null : WAITING_FOR_STATIC);
+            }
+            GroupCompiler.Result compiled;
+            try {
+                compiled = trees.compile(group, view);
+            } catch (RuntimeException e) {
+                log.warn("Compiling group {} failed", group.id(), e);
+                return failed(bd, installed.treePlan(), Set.of(), FailureKind.COMPILE_ERROR,
+                        "the tree computation failed; see the ONOS log", Set.of());
+            }
+            if (compiled.failed()) {
+                return failed(bd, installed.treePlan(), compiled.hosts, compiled.kind,
+                        compiled.failure + InstallAttempt.describe(compiled.unreachable), compiled.unreachable);
+            }
+            Set<Endpoint> unreachable = compiled.unreachable;
+            GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
+            String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
+                    + group.request().receivers().size() + " receivers unreachable"
+                    + InstallAttempt.describe(unreachable);
+            Set<DeviceEntry> entries = Programmed.entriesOf(compiled.plan);
+            return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan,
+                    compiled.hosts, outcome, reason, unreachable, null, bd, null);
+        }
+
+        private static Desired failed(BitmapDecision bd, GroupPlan keep, Set<HostId> hosts, FailureKind kind,
+                                      String reason, Set<Endpoint> unreachable) {
+            // a group that cannot be served has its entries removed; the index keeps what it had, so that the
+            // fabric change that lets it be served again reaches it
+            return new Desired(Set.of(), Set.of(), keep, hosts, GroupState.FAILED, reason, unreachable, kind, bd,
+                    null);
+        }
+    }
+}

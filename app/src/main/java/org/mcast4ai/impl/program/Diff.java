@@ -1,0 +1,179 @@
+package org.mcast4ai.impl.program;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The difference between a group's record and its desired entries, per kind and device: the moves to send,
+ * and the entries left on devices that are not connected (a device that has gone is not asked to remove
+ * anything: ONOS would fail the batch for it; they stay on record as uncertain and go when it returns).
+ * Pure: reads nothing but its arguments.
+ */
+public final class Diff {
+    private final ImmutableMap<String, List<Move>> moves;
+    private final ImmutableList<DeviceEntry> left;
+
+    private Diff(Map<String, List<Move>> moves, List<DeviceEntry> left) {
+        this.moves = ImmutableMap.copyOf(moves);
+        this.left = ImmutableList.copyOf(left);
+    }
+
+    /**
+     * @param record    what the group has on the switches
+     * @param target    what it should have
+     * @param kinds     the kinds of entry to compare (others are left alone), or null for all
+     * @param connected which devices are connected
+     * @return the difference
+     */
+    public static Diff of(Programmed record, Collection<DeviceEntry> target, Set<String> kinds,
+                          Predicate<DeviceId> connected) {
+        Map<Key, DeviceEntry> installed = new LinkedHashMap<>();
+        Map<Key, Set<DeviceEntry>> uncertain = new LinkedHashMap<>();
+        Map<Key, DeviceEntry> wanted = new LinkedHashMap<>();
+        Set<Key> keys = new LinkedHashSet<>();
+        for (DeviceEntry e : target) {
+            if (kinds == null || kinds.contains(e.kind())) {
+                wanted.put(Key.of(e), e);
+                keys.add(Key.of(e));
+            }
+        }
+        for (DeviceEntry e : record.installed()) {
+            if (kinds == null || kinds.contains(e.kind())) {
+                installed.put(Key.of(e), e);
+                keys.add(Key.of(e));
+            }
+        }
+        for (DeviceEntry e : record.uncertain()) {
+            if (kinds == null || kinds.contains(e.kind())) {
+                uncertain.computeIfAbsent(Key.of(e), k -> new LinkedHashSet<>()).add(e);
+                keys.add(Key.of(e));
+            }
+        }
+        Map<String, List<Move>> moves = new LinkedHashMap<>();
+        List<DeviceEntry> left = new ArrayList<>();
+        for (Key k : keys) {
+            DeviceEntry from = installed.get(k);
+            Set<DeviceEntry> maybe = uncertain.getOrDefault(k, Set.of());
+            DeviceEntry to = wanted.get(k);
+            if (Objects.equals(from, to) && maybe.isEmpty()) {
+                continue;
+            }
+            if (to == null && !connected.test(k.device)) {
+                if (from != null) {
+                    left.add(from);
+                }
+                continue;
+            }
+            moves.computeIfAbsent(k.kind, x -> new ArrayList<>()).add(new Move(k.device, from, maybe, to));
+        }
+        return new Diff(moves, left);
+    }
+
+    /** @return the moves to send, by kind */
+    public Map<String, List<Move>> moves() {
+        return moves;
+    }
+
+    /** @return installed entries on devices that are gone, which the group no longer needs */
+    public List<DeviceEntry> left() {
+        return left;
+    }
+
+    /** @return true if nothing is to be sent */
+    public boolean nothingToSend() {
+        return moves.isEmpty();
+    }
+
+    /** @return the devices the moves touch */
+    public Set<DeviceId> devices() {
+        Set<DeviceId> out = new LinkedHashSet<>();
+        moves.values().forEach(l -> l.forEach(m -> out.add(m.device())));
+        return out;
+    }
+
+    /**
+     * What the record is while the moves are out: entries left on gone devices and every target become
+     * uncertain (written before sending, so that a failure or a restart never loses track of them).
+     *
+     * @param record the record the diff was computed from
+     * @return the record to write before sending
+     */
+    public Programmed sending(Programmed record) {
+        Set<DeviceEntry> installed = new LinkedHashSet<>(record.installed());
+        Set<DeviceEntry> uncertain = new LinkedHashSet<>(record.uncertain());
+        installed.removeAll(left);
+        uncertain.addAll(left);
+        moves.values().forEach(l -> l.forEach(m -> {
+            if (m.target() != null) {
+                uncertain.add(m.target());
+            }
+        }));
+        return new Programmed(installed, uncertain, record.links());
+    }
+
+    /**
+     * What the record is once devices acknowledged: an acknowledging device holds its moves' targets and
+     * nothing else of their kind; the others keep their installed and uncertain entries.
+     *
+     * @param record the record as written before sending
+     * @param acked  devices that acknowledged
+     * @param links  the links of the target tree, recorded if every device acknowledged
+     * @return the new record
+     */
+    public Programmed acknowledged(Programmed record, Set<DeviceId> acked, List<ConnectPoint[]> links) {
+        Set<DeviceEntry> installed = new LinkedHashSet<>(record.installed());
+        Set<DeviceEntry> uncertain = new LinkedHashSet<>(record.uncertain());
+        boolean all = true;
+        for (Map.Entry<String, List<Move>> e : moves.entrySet()) {
+            for (Move m : e.getValue()) {
+                if (!acked.contains(m.device())) {
+                    all = false;
+                    continue;
+                }
+                Key k = new Key(e.getKey(), m.device());
+                installed.removeIf(x -> Key.of(x).equals(k));
+                uncertain.removeIf(x -> Key.of(x).equals(k));
+                if (m.target() != null) {
+                    installed.add(m.target());
+                }
+            }
+        }
+        return new Programmed(installed, uncertain, all ? links : record.links());
+    }
+
+    private static final class Key {
+        final String kind;
+        final DeviceId device;
+
+        Key(String kind, DeviceId device) {
+            this.kind = kind;
+            this.device = device;
+        }
+
+        static Key of(DeviceEntry e) {
+            return new Key(e.kind(), e.device());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key && ((Key) o).kind.equals(kind) && ((Key) o).device.equals(device);
+        }
+
+        @Override
+        public int hashCode() {
+            return kind.hashCode() * 31 + device.hashCode();
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package org.mcast4ai.impl.program;
+
+import org.mcast4ai.api.P2mpGroup;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.PortCriterion;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A programmer whose entries are flow rules, sent as one staged {@link FlowRuleOperations} batch per call:
+ * rules for devices new to the group first, then rules replacing what a device holds, and only then removals
+ * of rules no target keeps (make-before-break; a rule whose flow id a target reuses is replaced, never
+ * removed, so no device holds two rules that both deliver a receiver).
+ *
+ * <p>Acknowledgement per device follows how ONOS's FlowRuleManager answers: {@code onSuccess} when every
+ * device completed every stage; {@code onError} as soon as one device failed, with that device's failed rules,
+ * while the other devices of the stage may still be pending and later stages still run. So on error only
+ * devices whose writes were all in stages before the failed one count as acknowledged; the others stay
+ * uncertain in the group's record and the next reconcile sends their targets again.
+ */
+public abstract class FlowRuleProgrammer implements Programmer {
+    private final FlowRuleService flowRuleService;
+
+    /** @param flowRuleService ONOS's flow rule service */
+    protected FlowRuleProgrammer(FlowRuleService flowRuleService) {
+        this.flowRuleService = flowRuleService;
+    }
+
+    /** @return the flow rule service */
+    protected FlowRuleService flowRuleService() {
+        return flowRuleService;
+    }
+
+    /**
+     * @param group the group
+     * @param entry one of its entries of this programmer's kind
+     * @return the flow rules the entry consists of (their flow ids identify them on the device)
+     */
+    public abstract List<FlowRule> rules(P2mpGroup group, DeviceEntry entry);
+
+    /**
+     * @param group the group
+     * @param entry one of its entries
+     * @return the flow ids of its rules (what the app's orphan sweep keeps)
+     */
+    public Set<FlowId> flowIds(P2mpGroup group, DeviceEntry entry) {
+        Set<FlowId> ids = new HashSet<>();
+        rules(group, entry).forEach(r -> ids.add(r.id()));
+        return ids;
+    }
+
+    @Override
+    public Set<DeviceId> apply(P2mpGroup group, List<Move> moves, Outcome done) {
+        List<FlowRule> fresh = new ArrayList<>();
+        List<FlowRule> replaced = new ArrayList<>();
+        Map<FlowId, FlowRule> stale = new LinkedHashMap<>();
+        Set<DeviceId> touched = new LinkedHashSet<>();
+        for (Move m : moves) {
+            List<FlowRule> target = m.target() == null ? List.of() : rules(group, m.target());
+            Set<FlowId> kept = new HashSet<>();
+            target.forEach(r -> kept.add(r.id()));
+            (m.fresh() ? fresh : replaced).addAll(target);
+            List<DeviceEntry> old = new ArrayList<>(m.uncertain());
+            if (m.installed() != null) {
+                old.add(m.installed());
+            }
+            for (DeviceEntry e : old) {
+                for (FlowRule r : rules(group, e)) {
+                    if (!kept.contains(r.id())) {
+                        stale.putIfAbsent(r.id(), r);
+                    }
+                }
+            }
+            if (!target.isEmpty() || !old.isEmpty()) {
+                touched.add(m.device());
+            }
+        }
+        if (touched.isEmpty()) {
+            return touched;
+        }
+        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        Map<DeviceId, Integer> lastStage = new HashMap<>();
+        Map<FlowId, Integer> stageOf = new HashMap<>();
+        int stage = -1;
+        for (List<FlowRule> rules : List.of(fresh, replaced, new ArrayList<>(stale.values()))) {
+            if (rules.isEmpty()) {
+                continue;
+            }
+            if (stage >= 0) {
+                ops.newStage();
+            }
+            stage++;
+            for (FlowRule r : rules) {
+                if (rules == fresh || rules == replaced) {
+                    ops.add(r);
+                } else {
+                    ops.remove(r);
+                }
+                lastStage.merge(r.deviceId(), stage, Math::max);
+                stageOf.putIfAbsent(r.id(), stage);
+            }
+        }
+        flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
+            @Override
+            public void onSuccess(FlowRuleOperations o) {
+                done.done(touched, Map.of());
+            }
+
+            @Override
+            public void onError(FlowRuleOperations failed) {
+                int failedStage = Integer.MAX_VALUE;
+                for (Set<FlowRuleOperation> s : failed.stages()) {
+                    for (FlowRuleOperation op : s) {
+                        failedStage = Math.min(failedStage, stageOf.getOrDefault(op.rule().id(), 0));
+                    }
+                }
+                Map<DeviceId, String> refused = new LinkedHashMap<>(rejected(failed));
+                Set<DeviceId> acked = new LinkedHashSet<>();
+                for (DeviceId d : touched) {
+                    if (!refused.containsKey(d)) {
+                        if (lastStage.getOrDefault(d, 0) < failedStage) {
+                            acked.add(d);
+                        } else {
+                            refused.put(d, "not acknowledged: another switch refused its part of the batch");
+                        }
+                    }
+                }
+                done.done(acked, refused);
+            }
+        }));
+        return touched;
+    }
+
+    @Override
+    public boolean holds(P2mpGroup group, DeviceEntry entry) {
+        for (FlowRule r : rules(group, entry)) {
+            FlowEntry e = flowRuleService.getFlowEntry(r);
+            if (e == null || e.state() == FlowEntry.FlowEntryState.FAILED
+                    || e.state() == FlowEntry.FlowEntryState.REMOVED
+                    || e.state() == FlowEntry.FlowEntryState.PENDING_REMOVE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Names, per device, the in ports of the rules it refused.
+     *
+     * @param ops the failed operations ONOS reports
+     * @return device to reason
+     */
+    static Map<DeviceId, String> rejected(FlowRuleOperations ops) {
+        Map<DeviceId, Set<String>> byDevice = new LinkedHashMap<>();
+        for (Set<FlowRuleOperation> stage : ops.stages()) {
+            for (FlowRuleOperation op : stage) {
+                FlowRule rule = op.rule();
+                Criterion in = rule.selector().getCriterion(Criterion.Type.IN_PORT);
+                byDevice.computeIfAbsent(rule.deviceId(), d -> new TreeSet<>())
+                        .add(in == null ? "?" : ((PortCriterion) in).port().toString());
+            }
+        }
+        Map<DeviceId, String> out = new LinkedHashMap<>();
+        byDevice.forEach((d, ports) -> out.put(d, "switch " + d + " rejected the rule for in port(s) " + ports));
+        return out;
+    }
+}

@@ -1,0 +1,55 @@
+package org.mcast4ai.impl.program;
+
+import org.mcast4ai.api.GroupPlan;
+import org.onosproject.net.DeviceId;
+
+import java.util.Objects;
+
+/** A TREE group's branch on one switch: one flow rule matching the in port, copying to the out ports. */
+public final class TreeBranch implements DeviceEntry {
+    /** The kind of the OpenFlow tree programmer. */
+    public static final String KIND = "openflow-tree";
+
+    private final DeviceId device;
+    private final GroupPlan.Branch branch;
+
+    /**
+     * @param device the switch
+     * @param branch its in port and out ports
+     */
+    public TreeBranch(DeviceId device, GroupPlan.Branch branch) {
+        this.device = Objects.requireNonNull(device);
+        this.branch = Objects.requireNonNull(branch);
+    }
+
+    @Override
+    public DeviceId device() {
+        return device;
+    }
+
+    @Override
+    public String kind() {
+        return KIND;
+    }
+
+    /** @return the branch */
+    public GroupPlan.Branch branch() {
+        return branch;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TreeBranch && ((TreeBranch) o).device.equals(device)
+                && ((TreeBranch) o).branch.equals(branch);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(device, branch);
+    }
+
+    @Override
+    public String toString() {
+        return device + ":" + branch;
+    }
+}

@@ -40,8 +40,7 @@ public final class Lab implements AutoCloseable {
 
     private final LabFabric fabric;
     private final ServiceRegistry registry = new ServiceRegistry();
-    private final ExecutorService ovsExecutor =
-            Executors.newSingleThreadExecutor(groupedThreads("mcast4ai-lab", "ovs-%d"));
+    private final SwitchQueue ovsExecutor;
     private final ExecutorService switchPool =
             Executors.newCachedThreadPool(groupedThreads("mcast4ai-lab", "switch-%d"));
     private final LabLinkService linkService;
@@ -70,10 +69,16 @@ public final class Lab implements AutoCloseable {
          * null keeps it in memory only.
          */
         public java.nio.file.Path stateFile;
+        /**
+         * At most this many flow batches queued one after another are programmed together, stage by stage, one
+         * {@code ovs-ofctl} per switch and stage (1: every batch on its own, as before batching).
+         */
+        public int joinedBatches = 512;
     }
 
     private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
         this.fabric = fabric;
+        this.ovsExecutor = new SwitchQueue("mcast4ai-lab-ovs", settings.joinedBatches);
         LabTopology.State initial;
         try {
             String read = OvsTopologyWatcher.ovsVsctl().get();
@@ -240,12 +245,7 @@ public final class Lab implements AutoCloseable {
             storage.close();
         }
         events.close();
-        ovsExecutor.shutdown();
+        ovsExecutor.shutdown(10_000);
         switchPool.shutdown();
-        try {
-            ovsExecutor.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -12,7 +12,6 @@ import org.onosproject.net.flow.FlowRuleEvent;
 import org.onosproject.net.flow.FlowRuleListener;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.TableStatisticsEntry;
 import org.slf4j.Logger;
@@ -40,7 +39,8 @@ import java.util.stream.StreamSupport;
  *
  * <p>Each stage of a {@link FlowRuleOperations} batch becomes ONE atomic OpenFlow bundle per bridge
  * ({@code ovs-ofctl -O OpenFlow13 --bundle add-flows BRIDGE -} with {@code add},
- * {@code modify_strict} and {@code delete_strict} lines on standard input). The bundle commit is the
+ * {@code modify_strict} and {@code delete_strict} lines on standard input); batches queued together run in
+ * waves, stage k of each in one bundle per bridge ({@link SwitchQueue}). The bundle commit is the
  * switch's acknowledgement: when every bridge of every stage committed, the batch context gets
  * {@code onSuccess}; when a bridge refused its bundle (nothing of it is applied) or a rule cannot be
  * translated, later stages are not run, the failed rules are recorded as FAILED entries with the
@@ -209,68 +209,190 @@ public class OvsFlowRuleService implements FlowRuleService {
 
     @Override
     public void apply(FlowRuleOperations ops) {
-        executor.execute(() -> execute(ops));
+        executor.execute(new BatchTask(ops));
     }
 
-    private void execute(FlowRuleOperations ops) {
-        FlowRuleOperationsContext context = ops.callback();
-        for (Set<FlowRuleOperation> stage : ops.stages()) {
-            List<FlowRuleOperation> failed;
-            try {
-                failed = executeStage(stage);
-            } catch (RuntimeException e) {
-                // never leave a batch without an answer
-                failed = fail(new ArrayList<>(stage), "lab error: " + e);
-            }
-            if (!failed.isEmpty()) {
-                if (context != null) {
-                    FlowRuleOperations.Builder b = FlowRuleOperations.builder();
-                    failed.forEach(b::operation);
-                    context.onError(b.build());
+    /** One batch on the switch queue; consecutive batches run together ({@link #runTogether}). */
+    private final class BatchTask implements SwitchQueue.Joinable {
+        final FlowRuleOperations ops;
+        final List<Set<FlowRuleOperation>> stages;
+        List<FlowRuleOperation> failed;
+
+        BatchTask(FlowRuleOperations ops) {
+            this.ops = ops;
+            this.stages = ops.stages();
+        }
+
+        @Override
+        public SwitchQueue.Runner runner() {
+            return joined;
+        }
+
+        @Override
+        public void run() {
+            joined.runTogether(List.of(this));
+        }
+    }
+
+    private final SwitchQueue.Runner joined = this::runTogether;
+
+    /**
+     * Runs batches together in waves: wave k is stage k of every batch still running, one bundle per switch
+     * holding every batch's lines for it in submission order. A switch that refuses a joined bundle gets each
+     * batch's part again on its own, so that only the batch with the bad rule fails. A batch whose stage failed
+     * stops there and gets onError; the others go on, and get onSuccess after their last stage.
+     */
+    private void runTogether(List<SwitchQueue.Joinable> work) {
+        List<BatchTask> batches = new ArrayList<>();
+        work.forEach(w -> batches.add((BatchTask) w));
+        joinedBatches.addAndGet(batches.size());
+        for (int wave = 0; ; wave++) {
+            Map<DeviceId, List<Part>> byDevice = new LinkedHashMap<>();
+            boolean any = false;
+            for (BatchTask b : batches) {
+                if (b.failed != null || wave >= b.stages.size()) {
+                    continue;
                 }
-                return;
+                any = true;
+                Map<DeviceId, List<FlowRuleOperation>> mine = new LinkedHashMap<>();
+                b.stages.get(wave).forEach(op -> mine.computeIfAbsent(op.rule().deviceId(),
+                        d -> new ArrayList<>()).add(op));
+                mine.forEach((d, ops) -> byDevice.computeIfAbsent(d, x -> new ArrayList<>()).add(new Part(b, ops)));
+            }
+            if (!any) {
+                break;
+            }
+            List<CompletableFuture<Void>> answers = new ArrayList<>();
+            byDevice.forEach((device, parts) -> answers.add(byDevice.size() == 1
+                    ? CompletableFuture.completedFuture(runParts(device, parts))
+                    : CompletableFuture.runAsync(() -> runParts(device, parts), switchPool)));
+            answers.forEach(CompletableFuture::join);
+            for (BatchTask b : batches) {
+                if (b.failed != null && !b.failed.isEmpty() && b.ops.callback() == null) {
+                    b.failed = List.of();
+                } else if (b.failed != null && !b.failed.isEmpty()) {
+                    FlowRuleOperations.Builder fb = FlowRuleOperations.builder();
+                    b.failed.forEach(fb::operation);
+                    b.ops.callback().onError(fb.build());
+                    b.failed = List.of();
+                }
             }
         }
-        if (context != null) {
-            context.onSuccess(ops);
+        for (BatchTask b : batches) {
+            if (b.failed == null && b.ops.callback() != null) {
+                b.ops.callback().onSuccess(b.ops);
+            }
         }
     }
 
-    private List<FlowRuleOperation> executeStage(Set<FlowRuleOperation> stage) {
-        Map<DeviceId, List<FlowRuleOperation>> byDevice = new LinkedHashMap<>();
-        stage.forEach(op -> byDevice.computeIfAbsent(op.rule().deviceId(), d -> new ArrayList<>()).add(op));
-        // the switches of a stage are programmed in parallel (as ONOS sends to each switch at once); the stage
-        // ends when every switch answered
-        List<CompletableFuture<List<FlowRuleOperation>>> answers = new ArrayList<>();
-        byDevice.forEach((device, deviceOps) -> answers.add(byDevice.size() == 1
-                ? CompletableFuture.completedFuture(executeOnDevice(device, deviceOps))
-                : CompletableFuture.supplyAsync(() -> executeOnDevice(device, deviceOps), switchPool)));
-        List<FlowRuleOperation> failed = new ArrayList<>();
-        answers.forEach(a -> failed.addAll(a.join()));
-        return failed;
+    private final AtomicLong joinedBatches = new AtomicLong();
+    private final AtomicLong bundles = new AtomicLong();
+
+    /** @return flow batches run so far */
+    public long batchCount() {
+        return joinedBatches.get();
     }
 
-    private List<FlowRuleOperation> executeOnDevice(DeviceId device, List<FlowRuleOperation> ops) {
+    /** @return {@code ovs-ofctl} bundles sent for flow batches so far */
+    public long bundleCount() {
+        return bundles.get();
+    }
+
+    /** One batch's operations for one switch in one wave. */
+    private static final class Part {
+        final BatchTask batch;
+        final List<FlowRuleOperation> ops;
+
+        Part(BatchTask batch, List<FlowRuleOperation> ops) {
+            this.batch = batch;
+            this.ops = ops;
+        }
+    }
+
+    private Void runParts(DeviceId device, List<Part> parts) {
+        try {
+            List<Part> sendable = new ArrayList<>();
+            StringBuilder text = new StringBuilder();
+            for (Part p : parts) {
+                String t = precheck(device, p.ops);
+                if (t == null) {
+                    markFailed(p);
+                    continue;
+                }
+                sendable.add(p);
+                text.append(t);
+            }
+            if (sendable.isEmpty()) {
+                return null;
+            }
+            String bridge = bridges.get(device);
+            Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+            bundles.incrementAndGet();
+            if (r.ok()) {
+                sendable.forEach(p -> record(device, p.ops));
+            } else if (sendable.size() == 1) {
+                failPart(sendable.get(0), bridge + " refused the bundle: " + r.errors());
+            } else {
+                // a joined bundle is atomic: find the batch that the switch refuses by sending each part alone
+                for (Part p : sendable) {
+                    Ofctl.Result alone = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), precheck(device,
+                            p.ops));
+                    bundles.incrementAndGet();
+                    if (alone.ok()) {
+                        record(device, p.ops);
+                    } else {
+                        failPart(p, bridge + " refused the bundle: " + alone.errors());
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            // never leave a batch without an answer
+            parts.forEach(p -> failPart(p, "lab error: " + e));
+        }
+        return null;
+    }
+
+    // the bundle text of one part, or null when the part failed before reaching the switch
+    private String precheck(DeviceId device, List<FlowRuleOperation> ops) {
         String bridge = bridges.get(device);
         if (bridge == null) {
-            return fail(ops, "device " + device + " is not in the lab fabric");
+            return failText(ops, "device " + device + " is not in the lab fabric");
         }
         if (!available.test(device)) {
-            return fail(ops, "device " + device + " is not connected");
+            return failText(ops, "device " + device + " is not connected");
         }
         StringBuilder text = new StringBuilder();
         for (FlowRuleOperation op : ops) {
             try {
                 text.append(line(op)).append('\n');
             } catch (UnmappedException e) {
-                // the bundle is atomic: one untranslatable rule fails the device's whole batch
-                return fail(ops, e.getMessage());
+                // the bundle is atomic: one untranslatable rule fails the device's whole part
+                return failText(ops, e.getMessage());
             }
         }
-        Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
-        if (!r.ok()) {
-            return fail(ops, bridge + " refused the bundle: " + r.errors());
+        return text.toString();
+    }
+
+    private String failText(List<FlowRuleOperation> ops, String message) {
+        fail(ops, message);
+        return null;
+    }
+
+    private void failPart(Part p, String message) {
+        fail(p.ops, message);
+        markFailed(p);
+    }
+
+    private static void markFailed(Part p) {
+        synchronized (p.batch) {
+            if (p.batch.failed == null) {
+                p.batch.failed = new ArrayList<>();
+            }
+            p.batch.failed.addAll(p.ops);
         }
+    }
+
+    private void record(DeviceId device, List<FlowRuleOperation> ops) {
         for (FlowRuleOperation op : ops) {
             FlowRule rule = op.rule();
             failures.remove(rule.id());
@@ -284,7 +406,6 @@ public class OvsFlowRuleService implements FlowRuleService {
                         ? FlowRuleEvent.Type.RULE_ADDED : FlowRuleEvent.Type.RULE_UPDATED, rule));
             }
         }
-        return List.of();
     }
 
     private String line(FlowRuleOperation op) throws UnmappedException {

@@ -42,6 +42,9 @@ public final class RestServer implements AutoCloseable {
             throw new IllegalStateException("cannot load the REST application " + applicationClass + ": " + e, e);
         }
         ResourceConfig config = ResourceConfig.forApplication(app).register(LoopbackAdmin.class);
+        // without TCP_NODELAY every keep-alive answer waits for the client's delayed ACK (about 40 ms, Nagle);
+        // the JDK server reads the setting once, when its first server is made
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer server = JdkHttpServerFactory.createHttpServer(base, config, true);
         return new RestServer(server, base);
     }

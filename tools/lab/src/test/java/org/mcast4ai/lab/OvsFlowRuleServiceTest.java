@@ -45,8 +45,8 @@ class OvsFlowRuleServiceTest {
         public Result run(List<String> args, String stdin) {
             calls.add(args);
             inputs.add(stdin);
-            return refuse.contains(args.get(2)) ? new Result(1, "", "Error OFPBAC_BAD_OUT_GROUP for: ...")
-                    : new Result(0, "", "");
+            boolean bad = refuse.contains(args.get(2)) || stdin != null && stdin.contains("in_port=9,");
+            return bad ? new Result(1, "", "Error OFPBAC_BAD_OUT_GROUP for: ...") : new Result(0, "", "");
         }
     }
 
@@ -128,6 +128,73 @@ class OvsFlowRuleServiceTest {
         assertTrue(ofctl.calls.isEmpty());
         assertTrue(outcome.failed != null && outcome.ok == null);
         assertTrue(service.failure(bad).orElseThrow().contains("OFPBMC_BAD_WILDCARDS"));
+    }
+
+    /** Batches queued while the switch thread is busy, in order; the thread is released by the latch. */
+    private static List<Outcome> queuedTogether(OvsFlowRuleService service, SwitchQueue queue,
+                                                List<FlowRuleOperations.Builder> batches) throws Exception {
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        queue.execute(() -> {
+            try {
+                hold.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<Outcome> outcomes = new ArrayList<>();
+        for (FlowRuleOperations.Builder b : batches) {
+            Outcome o = new Outcome();
+            outcomes.add(o);
+            service.apply(b.build(o));
+        }
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        queue.execute(done::countDown);
+        hold.countDown();
+        assertTrue(done.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        return outcomes;
+    }
+
+    @Test
+    void queuedBatchesShareOneBundlePerBridgeAndStage() throws Exception {
+        FakeOfctl ofctl = new FakeOfctl();
+        SwitchQueue queue = new SwitchQueue("test-ovs", 512);
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, queue);
+        List<FlowRuleOperations.Builder> batches = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            batches.add(FlowRuleOperations.builder().add(rule(LEAF, 10 + i, PortNumber.portNumber(3)))
+                    .add(rule(SPINE, 10 + i, PortNumber.portNumber(2))).newStage()
+                    .add(rule(LEAF, 20 + i, PortNumber.portNumber(3))));
+        }
+        List<Outcome> outcomes = queuedTogether(service, queue, batches);
+        outcomes.forEach(o -> assertTrue(o.ok != null && o.failed == null));
+        assertEquals(3, ofctl.calls.size(), "stage 1: leaf + spine, stage 2: leaf, for the three batches together");
+        assertEquals(3, ofctl.inputs.get(0).lines().count(), ofctl.inputs.get(0));
+        assertEquals(9, service.getFlowRuleCount());
+        assertEquals(3, service.batchCount());
+        queue.shutdown(1000);
+    }
+
+    @Test
+    void aRuleRefusedInAJoinedBundleFailsOnlyItsBatch() throws Exception {
+        FakeOfctl ofctl = new FakeOfctl();
+        SwitchQueue queue = new SwitchQueue("test-ovs", 512);
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, queue);
+        FlowRule bad = rule(LEAF, 9, PortNumber.portNumber(3));
+        FlowRule later = rule(LEAF, 30, PortNumber.portNumber(3));
+        List<Outcome> outcomes = queuedTogether(service, queue, List.of(
+                FlowRuleOperations.builder().add(rule(LEAF, 1, PortNumber.portNumber(3))),
+                FlowRuleOperations.builder().add(bad).newStage().add(later),
+                FlowRuleOperations.builder().add(rule(LEAF, 2, PortNumber.portNumber(3)))
+                        .add(rule(SPINE, 2, PortNumber.portNumber(1)))));
+        assertTrue(outcomes.get(0).ok != null && outcomes.get(0).failed == null);
+        assertTrue(outcomes.get(2).ok != null && outcomes.get(2).failed == null);
+        assertNull(outcomes.get(1).ok);
+        assertEquals(Set.of(bad), outcomes.get(1).failed.stages().stream().flatMap(Set::stream)
+                .map(FlowRuleOperation::rule).collect(Collectors.toSet()));
+        assertEquals(FlowEntry.FlowEntryState.FAILED, service.getFlowEntry(bad).state());
+        assertNull(service.getFlowEntry(later), "the failed batch's next stage is not sent");
+        assertEquals(3, service.getFlowRuleCount() - 1, "the other batches' rules are in (and the failed entry)");
+        queue.shutdown(1000);
     }
 
     private static Set<Object> collectIds(Iterable<FlowEntry> entries) {

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -29,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
-import static org.mcast4ai.impl.RecordingFlowRuleService.devices;
+import static org.mcast4ai.testing.FakeFlowRuleService.devices;
 import static org.mcast4ai.impl.TestFabric.hostId;
 import static org.mcast4ai.impl.TestFabric.leaf;
 import static org.mcast4ai.impl.TestFabric.spine;
@@ -44,7 +45,7 @@ class BitmapReplicationTest {
 
     @BeforeEach
     void setUp() {
-        h = new ManagerHarness(TestFabric.leafSpine(), null, new AckingGroupService());
+        h = new ManagerHarness(TestFabric.leafSpine(), null, new FakeGroupService());
     }
 
     private static org.mcast4ai.api.P2mpGroupRequest bitmap(String name, int... leafHostPairs) {
@@ -97,7 +98,7 @@ class BitmapReplicationTest {
 
     @Test
     void autoFallsBackToTreeWhenTheFabricHasMoreThan46Positions() {
-        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new AckingGroupService());
+        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new FakeGroupService());
         P2mpGroup g = big.manager.submit(request("a", 2, 1, 4, 2));
         big.flows.ackAll();
         P2mpGroup now = big.get(g.id());
@@ -111,7 +112,7 @@ class BitmapReplicationTest {
 
     @Test
     void bitmapOnAFabricThatDoesNotFitFailsWithTheReason() {
-        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new AckingGroupService());
+        ManagerHarness big = new ManagerHarness(new TestFabric(2, 4, 12), null, new FakeGroupService());
         P2mpGroup g = big.manager.submit(bitmap("a", 2, 1));
         P2mpGroup now = big.get(g.id());
         assertEquals(GroupState.FAILED, now.state());
@@ -229,7 +230,7 @@ class BitmapReplicationTest {
         old.flows.ackAll();
         assertEquals(ReplicationMode.TREE, old.get(g.id()).effectiveMode());
         assertTrue(!old.flows.rulesOn(spine(1)).isEmpty() || !old.flows.rulesOn(spine(2)).isEmpty());
-        old.groups = new AckingGroupService();
+        old.groups = new FakeGroupService();
         old.restart();
         old.manager.recompile(g.id());
         old.flows.ackAll();
@@ -293,7 +294,7 @@ class BitmapReplicationTest {
 
     @Test
     void autoStaysOnTreeWhileTheSwitchesNeverConfirmTheStaticGroups() {
-        AckingGroupService silent = new AckingGroupService();
+        FakeGroupService silent = new FakeGroupService();
         silent.confirm = false;
         ManagerHarness s = new ManagerHarness(TestFabric.leafSpine(), null, silent);
         P2mpGroup g = s.manager.submit(request("a", 2, 1, 4, 2));
@@ -306,7 +307,7 @@ class BitmapReplicationTest {
 
     @Test
     void bitmapGroupFailsWhenTheStaticTablesNeverComeAndInstallsWhenTheyDo() throws InterruptedException {
-        AckingGroupService silent = new AckingGroupService();
+        FakeGroupService silent = new FakeGroupService();
         silent.confirm = false;
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeFlowRuleService;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.net.ConnectPoint;
@@ -21,7 +22,7 @@ import java.util.Map;
 
 /**
  * Follows one packet to a group address through the rules the switches hold (the
- * {@link RecordingFlowRuleService} model) over the {@link TestFabric}, and counts the copies each host
+ * {@link FakeFlowRuleService} model) over the {@link TestFabric}, and counts the copies each host
  * receives. A copy that would loop forever is cut off after a fixed number of hops.
  */
 final class Delivery {
@@ -35,7 +36,7 @@ final class Delivery {
      * @param source  the sending host
      * @return copies per host id string (the sender excluded)
      */
-    static Map<String, Integer> trace(TestFabric fabric, RecordingFlowRuleService flows, IpAddress address,
+    static Map<String, Integer> trace(TestFabric fabric, FakeFlowRuleService flows, IpAddress address,
                                       Host source) {
         Map<ConnectPoint, ConnectPoint> wires = new HashMap<>();
         for (Link l : fabric.links.getActiveLinks()) {
@@ -76,7 +77,7 @@ final class Delivery {
         return copies;
     }
 
-    private static FlowRule match(RecordingFlowRuleService flows, DeviceId device, PortNumber in,
+    private static FlowRule match(FakeFlowRuleService flows, DeviceId device, PortNumber in,
                                   IpAddress address) {
         FlowRule best = null;
         for (FlowRule r : flows.rulesOn(device)) {

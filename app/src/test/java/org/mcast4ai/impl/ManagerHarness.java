@@ -1,5 +1,7 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeGroupService;
+import org.mcast4ai.testing.FakeFlowRuleService;
 import com.google.common.util.concurrent.MoreExecutors;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupKey;
@@ -33,17 +35,17 @@ import java.util.function.LongPredicate;
 
 /**
  * A group manager wired as ONOS would wire it, on a {@link TestFabric}, a {@link TestStorageService}, a
- * {@link RecordingFlowRuleService} and an executor that runs work inline.
+ * {@link FakeFlowRuleService} and an executor that runs work inline.
  */
 final class ManagerHarness {
     final TestFabric fabric;
-    final RecordingFlowRuleService flows = new RecordingFlowRuleService();
+    final FakeFlowRuleService flows = new FakeFlowRuleService();
     final TestStorageService storage = new TestStorageService();
     final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
     P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = Collections.synchronizedList(new ArrayList<>());
     LongPredicate mine = id -> true;
-    AckingGroupService groups;
+    FakeGroupService groups;
     // a flow rule service other than the recording one, and the installer lanes (0: run work inline)
     private final FlowRuleService flowService;
     private final int lanes;
@@ -73,7 +75,7 @@ final class ManagerHarness {
      * @param timer  install timeout timer, or null
      * @param groups group service for BITMAP's static egress groups, or null (then BITMAP is unavailable)
      */
-    ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, AckingGroupService groups) {
+    ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, FakeGroupService groups) {
         this.fabric = fabric;
         this.groups = groups;
         this.flowService = flows;

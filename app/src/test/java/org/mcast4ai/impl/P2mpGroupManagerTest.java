@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeFlowRuleService;
 import com.google.common.collect.ImmutableSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,7 +142,7 @@ class P2mpGroupManagerTest {
         GroupPlan before = h.manager.getInstalledPlan(g.id());
 
         h.manager.addReceivers(g.id(), Set.of(Endpoint.of(hostId(2, 2))));
-        assertEquals(Set.of(leaf(2)), RecordingFlowRuleService.devices(h.flows.lastBatch()),
+        assertEquals(Set.of(leaf(2)), FakeFlowRuleService.devices(h.flows.lastBatch()),
                 "a receiver on a leaf already in the tree changes only that leaf");
         assertEquals(GroupState.INSTALLING, h.get(g.id()).state());
         h.flows.ackAll();
@@ -149,7 +150,7 @@ class P2mpGroupManagerTest {
 
         GroupPlan middle = h.manager.getInstalledPlan(g.id());
         h.manager.addReceivers(g.id(), Set.of(Endpoint.of(hostId(3, 1))));
-        Set<DeviceId> touched = RecordingFlowRuleService.devices(h.flows.lastBatch());
+        Set<DeviceId> touched = FakeFlowRuleService.devices(h.flows.lastBatch());
         h.flows.ackAll();
         GroupPlan after = h.manager.getInstalledPlan(g.id());
         assertEquals(after.changedDevices(middle), touched);
@@ -166,7 +167,7 @@ class P2mpGroupManagerTest {
         P2mpGroup g = h.manager.submit(request("g1", 2, 1, 3, 1));
         h.flows.ackAll();
         h.manager.removeReceivers(g.id(), Set.of(Endpoint.of(hostId(3, 1))));
-        Set<DeviceId> touched = RecordingFlowRuleService.devices(h.flows.lastBatch());
+        Set<DeviceId> touched = FakeFlowRuleService.devices(h.flows.lastBatch());
         assertTrue(touched.contains(leaf(3)));
         assertFalse(touched.contains(leaf(1)));
         assertFalse(touched.contains(leaf(2)));

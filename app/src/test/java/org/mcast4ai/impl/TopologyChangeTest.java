@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeFlowRuleService;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.Endpoint;
@@ -143,7 +144,7 @@ class TopologyChangeTest {
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
         for (FlowRuleOperations ops : h.flows.batches()) {
-            assertFalse(RecordingFlowRuleService.devices(ops).contains(spine(s)) && ops != h.flows.batches().get(0),
+            assertFalse(FakeFlowRuleService.devices(ops).contains(spine(s)) && ops != h.flows.batches().get(0),
                     "nothing is asked of a switch that is gone (ONOS would fail the whole batch): " + ops);
         }
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
@@ -183,7 +184,7 @@ class TopologyChangeTest {
         h.manager.recompile(g.id());
         h.flows.ackAll();
         assertEquals(before + 1, h.flows.batches().size(), "one repair batch");
-        assertEquals(Set.of(leaf(2)), RecordingFlowRuleService.devices(h.flows.lastBatch()),
+        assertEquals(Set.of(leaf(2)), FakeFlowRuleService.devices(h.flows.lastBatch()),
                 "only what was lost is sent");
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
         assertEquals(once(hostId(2, 1), hostId(4, 2)), deliver(h.get(g.id())));
@@ -267,7 +268,7 @@ class TopologyChangeTest {
         int before = h.flows.batches().size();
         h.manager.recompile(g.id());
         assertEquals(before + 1, h.flows.batches().size());
-        assertFalse(RecordingFlowRuleService.devices(h.flows.lastBatch()).contains(leaf(4)),
+        assertFalse(FakeFlowRuleService.devices(h.flows.lastBatch()).contains(leaf(4)),
                 "an acknowledged switch is not sent its rule again");
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state());

@@ -2,7 +2,7 @@ package org.mcast4ai.impl.bitmap;
 
 import org.mcast4ai.impl.program.Move;
 import org.mcast4ai.impl.program.Programmer;
-import org.mcast4ai.impl.AckingGroupService;
+import org.mcast4ai.testing.FakeGroupService;
 
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.engine.FabricSnapshot;
@@ -31,13 +31,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OpenFlowBitmapProgrammerTest {
     private final DefaultApplicationId appId = new DefaultApplicationId(9, "org.mcast4ai");
     private final Flows flows = new Flows();
-    private final AckingGroupService groups = pendingGroups();
+    private final FakeGroupService groups = pendingGroups();
     private final OpenFlowBitmapProgrammer programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
             BitmapPlanner.DEFAULT_CHAIN_BASE);
 
     /** Groups stay PENDING_ADD until the test says the switch added them (as ONOS's statistics poll does). */
-    private static AckingGroupService pendingGroups() {
-        AckingGroupService g = new AckingGroupService();
+    private static FakeGroupService pendingGroups() {
+        FakeGroupService g = new FakeGroupService();
         g.confirm = false;
         return g;
     }

@@ -148,8 +148,8 @@ public final class ChurnBench {
     }
 
     private static void count(ChurnHost host, long[] acked) {
-        acked[0] += host.flows.batches.sum();
-        acked[1] += host.flows.rules.sum();
+        acked[0] += host.flows.batchCount();
+        acked[1] += host.flows.ruleCount();
     }
 
     private static void profile(ChurnFabric fabric, Options o) throws InterruptedException {

@@ -15,18 +15,16 @@ import org.mcast4ai.lab.LabTopology;
 import org.mcast4ai.lab.LabLinkService;
 import org.mcast4ai.lab.LabWorkPartitionService;
 import org.mcast4ai.lab.ServiceRegistry;
-import org.mcast4ai.impl.AckingGroupService;
 import org.mcast4ai.impl.OsgiPropertyConstants;
 import org.mcast4ai.impl.P2mpGroupManager;
+import org.mcast4ai.testing.FakeFlowRuleService;
+import org.mcast4ai.testing.FakeGroupService;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.EventDeliveryService;
 import org.onosproject.net.device.DeviceService;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
@@ -37,7 +35,6 @@ import org.onosproject.store.service.TestStorageService;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
@@ -57,7 +54,7 @@ final class ChurnHost implements AutoCloseable {
             .collect(Collectors.toList());
 
     final P2mpGroupAdminService service;
-    final AckFlowRuleService flows = new AckFlowRuleService();
+    final FakeFlowRuleService flows = new FakeFlowRuleService().autoAck(true).recording(false);
     private final LabEventDispatcher events = new LabEventDispatcher();
     private final ComponentHost host;
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
@@ -94,46 +91,6 @@ final class ChurnHost implements AutoCloseable {
         }
     }
 
-    /** Acknowledges every batch immediately through its context; counts the rules. */
-    static final class AckFlowRuleService extends FlowRuleServiceAdapter {
-        final LongAdder batches = new LongAdder();
-        final LongAdder rules = new LongAdder();
-
-        // what the flow store holds, by device and flow id, as ONOS keys it (the app checks it on every reconcile)
-        final java.util.Map<org.onosproject.net.DeviceId, java.util.Set<org.onosproject.net.flow.FlowId>> tables =
-                new java.util.concurrent.ConcurrentHashMap<>();
-
-        volatile long lastApplyAt;
-
-        @Override
-        public void apply(FlowRuleOperations ops) {
-            lastApplyAt = System.nanoTime();
-            batches.increment();
-            ops.stages().forEach(s -> {
-                rules.add(s.size());
-                s.forEach(op -> {
-                    java.util.Set<org.onosproject.net.flow.FlowId> t = tables.computeIfAbsent(op.rule().deviceId(),
-                            d -> java.util.concurrent.ConcurrentHashMap.newKeySet());
-                    if (op.type() == org.onosproject.net.flow.FlowRuleOperation.Type.REMOVE) {
-                        t.remove(op.rule().id());
-                    } else {
-                        t.add(op.rule().id());
-                    }
-                });
-            });
-            FlowRuleOperationsContext context = ops.callback();
-            if (context != null) {
-                context.onSuccess(ops);
-            }
-        }
-
-        @Override
-        public org.onosproject.net.flow.FlowEntry getFlowEntry(org.onosproject.net.flow.FlowRule rule) {
-            java.util.Set<org.onosproject.net.flow.FlowId> t = tables.get(rule.deviceId());
-            return t != null && t.contains(rule.id()) ? new org.onosproject.net.flow.DefaultFlowEntry(rule) : null;
-        }
-    }
-
     /**
      * @param fabric the fabric
      * @param lanes  installer threads (the manager's installerThreads; 0: one per core)
@@ -155,7 +112,7 @@ final class ChurnHost implements AutoCloseable {
                 .register(LinkService.class, new LabLinkService(topology))
                 .register(HostService.class, new LabHostService(topology))
                 .register(FlowRuleService.class, flows)
-                .register(GroupService.class, new AckingGroupService())
+                .register(GroupService.class, new FakeGroupService())
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
                 .register(ComponentConfigService.class, new ComponentConfigAdapter())
                 .register(EventDeliveryService.class, events);

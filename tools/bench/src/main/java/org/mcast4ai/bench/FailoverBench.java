@@ -122,25 +122,25 @@ public final class FailoverBench {
             List<Double> times = new ArrayList<>();
             for (int round = 0; round < ROUNDS; round++) {
                 quiet(h);
-                long b0 = h.flows.batches.sum();
-                long r0 = h.flows.rules.sum();
+                long b0 = h.flows.batchCount();
+                long r0 = h.flows.ruleCount();
                 long t0 = System.nanoTime();
                 topology.update(without(whole, spine));
                 long eventsRaised = System.nanoTime();
-                while (h.flows.batches.sum() == b0 && System.nanoTime() - t0 < 5_000_000_000L) {
+                while (h.flows.batchCount() == b0 && System.nanoTime() - t0 < 5_000_000_000L) {
                     LockSupport.parkNanos(1_000_000L);
                 }
                 double first = (System.nanoTime() - t0) / 1e6;
                 // nothing polls the groups meanwhile (on 2 cores a poller would compete with the lanes measured)
                 quiet(h);
                 awaitSettled(h, n);
-                long last = h.flows.lastApplyAt;
+                long last = h.flows.lastApplyNanos();
                 times.add(last > t0 ? (last - t0) / 1e6 : 0);
                 if (round == 0) {
                     row.firstMs = first;
                     row.eventsMs = (eventsRaised - t0) / 1e6;
-                    row.batches = h.flows.batches.sum() - b0;
-                    row.rules = h.flows.rules.sum() - r0;
+                    row.batches = h.flows.batchCount() - b0;
+                    row.rules = h.flows.ruleCount() - r0;
                     row.degraded = h.service.getGroups(null, null, GroupState.DEGRADED).size();
                 }
                 // the spine comes back; the groups move back (not measured)
@@ -212,11 +212,11 @@ public final class FailoverBench {
 
     /** Waits until no batch has been sent for 500 ms. */
     private static void quiet(ChurnHost h) {
-        long last = h.flows.batches.sum();
+        long last = h.flows.batchCount();
         long since = System.nanoTime();
         while (System.nanoTime() - since < 500_000_000L) {
             LockSupport.parkNanos(50_000_000L);
-            long now = h.flows.batches.sum();
+            long now = h.flows.batchCount();
             if (now != last) {
                 last = now;
                 since = System.nanoTime();

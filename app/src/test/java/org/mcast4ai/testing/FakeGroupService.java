@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.testing;
 
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.GroupId;
@@ -19,10 +19,10 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A thread-safe group service whose switches add every group at once (GROUP_ADDED inline, unless {@link #confirm} is
- * off) and that records the calls.
+ * The one group service double of the app's tests and benchmarks: a thread-safe group service whose switches
+ * add every group at once (GROUP_ADDED inline, unless {@link #confirm} is off) and that records the calls.
  */
-public final class AckingGroupService extends GroupServiceAdapter {
+public final class FakeGroupService extends GroupServiceAdapter {
     // thread-safe: the churn benchmark calls it from several installer lanes
     public final Map<String, DefaultGroup> groups = Collections.synchronizedMap(new LinkedHashMap<>());
     public final List<String> added = new CopyOnWriteArrayList<>();
@@ -44,7 +44,7 @@ public final class AckingGroupService extends GroupServiceAdapter {
     }
 
     /** The switches confirm, late, every group still PENDING_ADD; from now on they confirm at once. */
-    void confirmAll() {
+    public void confirmAll() {
         confirm = true;
         answer(GroupEvent.Type.GROUP_ADDED);
     }

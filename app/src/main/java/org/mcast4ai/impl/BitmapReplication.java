@@ -271,7 +271,8 @@ final class BitmapReplication {
             HostId id = hosts.resolveOrNull(r);
             int bit = id == null ? -1 : l.bitOfHost(id.toString());
             if (bit >= 0) {
-                bits.put(id.toString(), bit);
+                // named as the caller named the receiver, not by ONOS's host id
+                bits.put(r.host(), bit);
                 all |= 1L << bit;
             }
         }

@@ -129,6 +129,20 @@ final class TestFabric {
                 .type(Link.Type.DIRECT).state(Link.State.ACTIVE).build());
     }
 
+    /**
+     * Adds a located host.
+     *
+     * @param leaf the leaf (1-based)
+     * @param port its port there
+     * @param mac  the host's MAC
+     * @param ip   its IP
+     */
+    void addHost(int leaf, long port, MacAddress mac, String ip) {
+        Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE,
+                new HostLocation(leaf(leaf), port(port), 0L), ImmutableSet.of(IpAddress.valueOf(ip)));
+        hostMap.put(h.id(), h);
+    }
+
     /** Adds a host without a location (known to ONOS, not placed). */
     void addUnlocatedHost(MacAddress mac, String ip) {
         Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE, HostLocation.NONE,

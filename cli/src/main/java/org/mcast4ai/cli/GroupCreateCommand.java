@@ -69,7 +69,7 @@ public class GroupCreateCommand extends Mcast4aiCommand {
         if (priority != null) {
             b.priority(priority);
         }
-        P2mpGroup g = groupService.submit(b.build());
+        P2mpGroup g = fresh(groupService.submit(b.build()));
         if (outputJson()) {
             print("%s", jsonForEntity(g, P2mpGroup.class));
             return;

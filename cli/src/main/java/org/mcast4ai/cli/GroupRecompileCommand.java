@@ -19,7 +19,7 @@ public class GroupRecompileCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
-        P2mpGroup g = groupService.recompile(P2mpGroupId.parse(id));
+        P2mpGroup g = fresh(groupService.recompile(P2mpGroupId.parse(id)));
         if (outputJson()) {
             print("%s", jsonForEntity(g, P2mpGroup.class));
             return;

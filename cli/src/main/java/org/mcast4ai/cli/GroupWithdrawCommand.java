@@ -28,7 +28,7 @@ public class GroupWithdrawCommand extends Mcast4aiCommand {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup g = groupService.getGroup(gid).orElseThrow(() -> GroupException.notFound(gid));
         if (!purge || g.state() != GroupState.WITHDRAWN) {
-            g = groupService.withdraw(gid);
+            g = fresh(groupService.withdraw(gid));
         }
         boolean purged = purge && g.state() == GroupState.WITHDRAWN;
         if (purged) {

@@ -3,6 +3,7 @@ package org.mcast4ai.cli;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
+import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupAdminService;
 import org.onosproject.cli.AbstractShellCommand;
 import org.onosproject.codec.CodecService;
@@ -26,6 +27,17 @@ public abstract class Mcast4aiCommand extends AbstractShellCommand {
     /** The ONOS codec service, holding the mcast4ai codecs. */
     @Reference
     protected CodecService codecService;
+
+    /**
+     * The freshest record of a group just changed: its work went to the group's lane, which may already have
+     * compiled it, decided its mode or had the switches acknowledge.
+     *
+     * @param changed what the change returned
+     * @return the stored record now, or {@code changed} if it is gone
+     */
+    protected P2mpGroup fresh(P2mpGroup changed) {
+        return groupService.getGroup(changed.id()).orElse(changed);
+    }
 
     @Override
     public <T> JsonCodec<T> codec(Class<T> entityClass) {

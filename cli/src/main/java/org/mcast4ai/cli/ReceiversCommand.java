@@ -34,7 +34,7 @@ public abstract class ReceiversCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
-        P2mpGroup g = change(P2mpGroupId.parse(id), endpoints(receivers));
+        P2mpGroup g = fresh(change(P2mpGroupId.parse(id), endpoints(receivers)));
         if (outputJson()) {
             print("%s", jsonForEntity(g, P2mpGroup.class));
             return;

@@ -2,11 +2,13 @@ package org.mcast4ai.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.codec.Mcast4aiCodecs;
-import org.mcast4ai.testing.InMemoryGroupService;
+import org.mcast4ai.api.P2mpGroupAdminService;
+import org.mcast4ai.impl.HostedManager;
 import org.onosproject.cli.AbstractShellCommand;
 import org.onosproject.codec.impl.CodecManager;
 
@@ -21,11 +23,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Runs commands against an in-memory group service and the real codec manager, capturing their output. */
+/**
+ * Runs commands against the real group manager (20 hosts {@code 10.0.0.1} ..., switches that acknowledge at
+ * once) and the real codec manager, capturing their output.
+ */
 abstract class CommandTestBase {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    InMemoryGroupService groups;
+    HostedManager hosted;
+    P2mpGroupAdminService groups;
     CodecManager codecs;
 
     /** What a command printed. */
@@ -47,9 +53,16 @@ abstract class CommandTestBase {
         }
     }
 
+    @AfterEach
+    void stopServices() {
+        hosted.close();
+    }
+
     @BeforeEach
     void setUpServices() {
-        groups = InMemoryGroupService.withHosts();
+        hosted = HostedManager.withHosts(20, "maxReceiversPerGroup", "8", "maxGroupsPerTenant", "3",
+                "addressPool", "239.1.0.0/28");
+        groups = hosted.service();
         codecs = new CodecManager();
         codecs.activate();
         Mcast4aiCodecs.registerAll(codecs);
@@ -81,13 +94,14 @@ abstract class CommandTestBase {
         return run(command, false);
     }
 
-    /** Creates a group through the create command and returns its id. */
+    /** Creates a TREE group through the create command and returns its id. */
     long create(String tenant, String name, String... receivers) throws ReflectiveOperationException {
         GroupCreateCommand c = new GroupCreateCommand();
         c.tenant = tenant;
         c.name = name;
         c.source = "10.0.0.1";
         c.receivers = List.of(receivers);
+        c.mode = "TREE";
         return run(c, true).json().get("id").asLong();
     }
 

@@ -29,8 +29,8 @@ class GroupBitmapCommandTest extends CommandTestBase {
         GroupBitmapCommand c = new GroupBitmapCommand();
         c.id = Long.toString(id);
         List<String> lines = run(c).out.lines().collect(Collectors.toList());
-        assertEquals(List.of("bitmap: carrier=eth_src groupBits=0x84 stampMac=02:00:00:00:00:84",
-                "  bit 2 10.0.0.3", "  bit 7 10.0.0.8"), lines);
+        assertEquals(List.of("bitmap: carrier=eth_src groupBits=0x10400 stampMac=02:00:00:01:04:00",
+                "  bit 10 10.0.0.3", "  bit 16 10.0.0.8"), lines);
     }
 
     @Test
@@ -39,8 +39,8 @@ class GroupBitmapCommandTest extends CommandTestBase {
         GroupBitmapCommand c = new GroupBitmapCommand();
         c.id = Long.toString(id);
         JsonNode n = run(c, true).json();
-        assertEquals("0x84", n.get("groupBits").asText());
-        assertEquals(7, n.get("receivers").get(1).get("bit").asInt());
+        assertEquals("0x10400", n.get("groupBits").asText());
+        assertEquals(16, n.get("receivers").get(1).get("bit").asInt());
     }
 
     @Test
@@ -57,10 +57,10 @@ class GroupBitmapCommandTest extends CommandTestBase {
         GroupShowCommand c = new GroupShowCommand();
         c.id = Long.toString(id);
         String out = run(c).out;
-        assertTrue(out.contains("bitmap: carrier=eth_src groupBits=0x84 stampMac=02:00:00:00:00:84\n"), out);
-        assertTrue(out.contains("  bit 7 10.0.0.8\n"), out);
+        assertTrue(out.contains("bitmap: carrier=eth_src groupBits=0x10400 stampMac=02:00:00:01:04:00\n"), out);
+        assertTrue(out.contains("  bit 16 10.0.0.8\n"), out);
         JsonNode json = run(c, true).json();
-        assertEquals("02:00:00:00:00:84", json.get("bitmap").get("stampMac").asText());
+        assertEquals("02:00:00:01:04:00", json.get("bitmap").get("stampMac").asText());
 
         long tree = create("t1", "a", "10.0.0.2");
         GroupShowCommand t = new GroupShowCommand();

@@ -24,7 +24,7 @@ class GroupQueryCommandsTest extends CommandTestBase {
         Output all = run(new GroupsListCommand());
         assertEquals(3, all.out.lines().count(), all.out);
         assertTrue(all.out.lines().findFirst().orElseThrow().startsWith(
-                "id=1 key=t1/a job=- state=INSTALLED mode=TREE(requested AUTO) address=239.255.0.1 "
+                "id=1 key=t1/a job=- state=INSTALLED mode=TREE address=239.1.0.1 "
                         + "source=10.0.0.1 receivers=1"), all.out);
 
         GroupsListCommand byTenant = new GroupsListCommand();
@@ -67,20 +67,21 @@ class GroupQueryCommandsTest extends CommandTestBase {
         assertTrue(lines.contains("history:"), out);
         assertTrue(out.contains(" SUBMITTED\n"), out);
         assertTrue(out.contains(" INSTALLED\n"), out);
-        assertTrue(lines.contains("tree (1 devices, 1 links):"), out);
-        assertTrue(lines.contains("  of:0000000000000001 in=1 out=[2, 3]"), out);
-        assertTrue(lines.contains("  link of:0000000000000001/99 -> of:0000000000000011/1"), out);
+        // source on leaf 1 (port 11), receivers on leaves 2 and 3 (ports 12 and 13), spine 2 between
+        assertTrue(lines.contains("tree (4 devices, 3 links):"), out);
+        assertTrue(lines.contains("  of:0000000000000201 in=11 out=[2]"), out);
+        assertTrue(lines.contains("  of:0000000000000102 in=1 out=[2, 3]"), out);
+        assertTrue(lines.contains("  link of:0000000000000201/2 -> of:0000000000000102/1"), out);
     }
 
     @Test
     void showOfAWithdrawnGroupSaysNothingIsInstalled() throws Exception {
         create("t1", "a", "10.0.0.2");
-        groups.force(P2mpGroupId.of(1), GroupState.FAILED, "of:0000000000000001 rejected the group");
         groups.withdraw(P2mpGroupId.of(1));
         GroupShowCommand c = new GroupShowCommand();
         c.id = "1";
         String out = run(c).out;
-        assertTrue(out.contains("FAILED of:0000000000000001 rejected the group"), out);
+        assertTrue(out.contains("WITHDRAWN removed the group's entries from its switches"), out);
         assertTrue(out.contains("tree: nothing installed"), out);
     }
 
@@ -92,8 +93,8 @@ class GroupQueryCommandsTest extends CommandTestBase {
         JsonNode n = run(c, true).json();
         assertEquals(1, n.get("id").asLong());
         assertEquals("SUBMITTED", n.get("history").get(0).get("state").asText());
-        assertEquals("of:0000000000000001", n.get("plan").get("devices").get(0).get("deviceId").asText());
-        assertEquals(2, n.get("plan").get("devices").get(0).get("outPorts").size());
+        assertEquals("of:0000000000000102", n.get("plan").get("devices").get(0).get("deviceId").asText());
+        assertEquals(2, n.get("plan").get("devices").get(0).get("outPorts").size(), "the spine copies to two leaves");
     }
 
     @Test

@@ -66,7 +66,7 @@ public class GroupsWebResource extends AbstractWebResource {
     public Response createGroup(InputStream stream) throws IOException {
         ObjectNode body = RequestBodies.object(stream);
         P2mpGroupRequest request = codecFor(P2mpGroupRequest.class).decode(body, this);
-        P2mpGroup group = service().submit(request);
+        P2mpGroup group = fresh(service().submit(request));
         URI location = uriInfo.getBaseUriBuilder().path("groups").path(group.id().toString()).build();
         return Response.created(location).entity(json(group)).build();
     }
@@ -136,7 +136,7 @@ public class GroupsWebResource extends AbstractWebResource {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup group = existing(gid);
         if (!purge || group.state() != GroupState.WITHDRAWN) {
-            group = service().withdraw(gid);
+            group = fresh(service().withdraw(gid));
         }
         if (!purge) {
             return ok(json(group)).build();
@@ -167,7 +167,7 @@ public class GroupsWebResource extends AbstractWebResource {
         P2mpGroupId gid = P2mpGroupId.parse(id);
         List<Endpoint> receivers = RequestBodies.receivers(RequestBodies.object(stream));
         existing(gid);
-        return ok(json(service().addReceivers(gid, RequestBodies.distinct(receivers)))).build();
+        return ok(json(fresh(service().addReceivers(gid, RequestBodies.distinct(receivers))))).build();
     }
 
     /**
@@ -207,7 +207,7 @@ public class GroupsWebResource extends AbstractWebResource {
                     + "or ?host=...");
         }
         Set<Endpoint> receivers = existing(gid).receiversNamed(RequestBodies.distinct(given));
-        return ok(json(service().removeReceivers(gid, receivers))).build();
+        return ok(json(fresh(service().removeReceivers(gid, receivers)))).build();
     }
 
     /**
@@ -261,7 +261,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Path("{id}/recompile")
     @Produces(MediaType.APPLICATION_JSON)
     public Response recompileGroup(@PathParam("id") String id) {
-        return ok(json(service().recompile(P2mpGroupId.parse(id)))).build();
+        return ok(json(fresh(service().recompile(P2mpGroupId.parse(id))))).build();
     }
 
     private P2mpGroupAdminService service() {
@@ -298,4 +298,12 @@ public class GroupsWebResource extends AbstractWebResource {
         }
     }
 
+
+    /**
+     * The freshest record of a group just changed: the change was stored and its work handed to the group's
+     * lane, which may already have compiled it, decided its mode or had the switches acknowledge.
+     */
+    private P2mpGroup fresh(P2mpGroup changed) {
+        return service().getGroup(changed.id()).orElse(changed);
+    }
 }

@@ -89,14 +89,14 @@ class GroupsWebResourceErrorTest extends RestTestBase {
         long id = create("t1", "g1", "j", "10.0.0.2", "10.0.0.3");
         P2mpGroup before = stored(id);
         String receivers = "groups/" + id + "/receivers";
-        assertError(call("POST", receivers, "{'receivers':['10.0.0.2']}"), 400, "already in group");
+        assertError(call("POST", receivers, "{'receivers':['10.0.0.2']}"), 400, "already a receiver");
         assertError(call("POST", receivers, "{'receivers':['10.0.0.4','10.0.0.4']}"), 400, "more than once");
         assertError(call("POST", receivers, "{'receivers':['10.0.0.1']}"), 400, "source");
         assertError(call("POST", receivers, "{'receivers':['10.0.0.4','10.0.0.99']}"), 400, "unknown host");
         assertError(call("POST", receivers, "{'receivers':[]}"), 400, "non-empty");
         assertError(call("DELETE", receivers, "{'receivers':['10.0.0.2','10.0.0.3']}"), 400,
-                "at least one receiver must remain");
-        assertError(call("DELETE", receivers, "{'receivers':['10.0.0.7']}"), 400, "not in group");
+                "withdraw the group instead");
+        assertError(call("DELETE", receivers, "{'receivers':['10.0.0.7']}"), 400, "not a receiver");
         assertError(call("DELETE", receivers + "?host=10.0.0.2", "{'receivers':['10.0.0.3']}"), 400, "not both");
         assertError(call("DELETE", receivers, null), 400, "no receivers to remove");
         assertUnchanged(id, before);

@@ -3,8 +3,7 @@ package org.mcast4ai.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.Endpoint;
-import org.mcast4ai.api.GroupState;
-import org.mcast4ai.api.P2mpGroupId;
+import org.onosproject.net.flow.FlowRule;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,9 +31,10 @@ class GroupsWebResourceTest extends RestTestBase {
         assertEquals("t1", g.get("tenant").asText());
         assertEquals("job-1", g.get("jobId").asText());
         assertEquals("AUTO", g.get("mode").asText());
-        assertEquals("TREE", g.get("effectiveMode").asText());
+        // the switches answer at once here, so the 201 already carries the decided mode and the outcome
+        assertEquals("BITMAP", g.get("effectiveMode").asText(), g.toString());
         assertEquals("INSTALLED", g.get("state").asText());
-        assertEquals("239.255.0." + id, g.get("address").asText());
+        assertEquals("239.1.0." + id, g.get("address").asText());
         assertEquals(18, g.get("receivers").get(1).get("qpn").asInt());
         assertEquals(1, groups.groupCount());
     }
@@ -69,7 +69,7 @@ class GroupsWebResourceTest extends RestTestBase {
         long id = create("t1", "g1", "j", "10.0.0.2");
         RestServer.Reply r = call("DELETE", "groups/" + id, null);
         assertEquals(200, r.status, r.toString());
-        assertEquals("WITHDRAWN", r.json().get("state").asText());
+        assertEquals("WITHDRAWN", r.json().get("state").asText(), "the switches acknowledged at once");
         assertEquals("WITHDRAWN", call("GET", "groups/" + id, null).json().get("state").asText());
         assertEquals(0, call("GET", "groups/" + id + "/plan", null).json().get("devices").size());
 
@@ -88,12 +88,12 @@ class GroupsWebResourceTest extends RestTestBase {
     @Test
     void purgeOfAGroupStillWithdrawingIs202ThenSucceedsOnceWithdrawn() throws Exception {
         long id = create("t1", "g1", "j", "10.0.0.2");
-        groups.withdrawAsynchronously(true);
+        hosted.flows().autoAck(false);
         RestServer.Reply r = call("DELETE", "groups/" + id + "?purge=true", null);
         assertEquals(202, r.status, r.toString());
         assertEquals("WITHDRAWING", r.json().get("state").asText());
         assertEquals(1, groups.groupCount());
-        groups.completeWithdrawals();
+        hosted.flows().ackAll();
         assertEquals(204, call("DELETE", "groups/" + id + "?purge=true", null).status);
         assertEquals(0, groups.groupCount());
     }
@@ -110,17 +110,22 @@ class GroupsWebResourceTest extends RestTestBase {
 
     @Test
     void purgeWithdrawsAFailedGroupFirst() throws Exception {
-        long id = create("t1", "g1", "j", "10.0.0.2");
-        groups.force(P2mpGroupId.of(id), GroupState.FAILED, "of:0000000000000001 rejected the group");
-        assertEquals("of:0000000000000001 rejected the group",
-                call("GET", "groups/" + id, null).json().get("reason").asText());
+        hosted.flows().autoAck(false);
+        long id = createTree("g1", "10.0.0.2");
+        FlowRule refused = hosted.flows().lastBatch().stages().get(0).iterator().next().rule();
+        hosted.flows().fail(refused.deviceId());
+        hosted.flows().autoAck(true);
+        hosted.flows().ackAll();
+        JsonNode failed = call("GET", "groups/" + id, null).json();
+        assertEquals("FAILED", failed.get("state").asText(), failed.toString());
+        assertTrue(failed.get("reason").asText().contains(refused.deviceId() + " rejected"), failed.toString());
         assertEquals(204, call("DELETE", "groups/" + id + "?purge=true", null).status);
         assertEquals(0, groups.groupCount());
     }
 
     @Test
     void addReceiversUpdatesGroupAndPlan() throws Exception {
-        long id = create("t1", "g1", "j", "10.0.0.2");
+        long id = createTree("g1", "10.0.0.2");
         RestServer.Reply r = call("POST", "groups/" + id + "/receivers",
                 "{'receivers':['10.0.0.4',{'host':'10.0.0.5','qpn':7}]}");
         assertEquals(200, r.status, r.toString());
@@ -128,7 +133,8 @@ class GroupsWebResourceTest extends RestTestBase {
         assertEquals(Set.of(Endpoint.of("10.0.0.2"), Endpoint.of("10.0.0.4"), Endpoint.of("10.0.0.5", 7)),
                 stored(id).request().receivers());
         JsonNode plan = call("GET", "groups/" + id + "/plan", null).json();
-        assertEquals(3, plan.get("devices").get(0).get("outPorts").size());
+        // TREE from leaf 1: host 5 is on leaf 1, host 2 on leaf 2, host 4 on leaf 4, one spine between
+        assertEquals(4, plan.get("devices").size(), plan.toString());
     }
 
     @Test
@@ -157,14 +163,21 @@ class GroupsWebResourceTest extends RestTestBase {
 
     @Test
     void planListsDevicesAndLinks() throws Exception {
-        long id = create("t1", "g1", "j", "10.0.0.2", "10.0.0.3");
+        // hosts 1 and 5 are on leaf 1 (ports 11 and 15), host 2 on leaf 2
+        long id = createTree("g1", "10.0.0.5", "10.0.0.2");
         JsonNode plan = call("GET", "groups/" + id + "/plan", null).json();
-        JsonNode leaf = plan.get("devices").get(0);
-        assertEquals("of:0000000000000001", leaf.get("deviceId").asText());
-        assertEquals(1, leaf.get("inPort").asLong());
-        assertEquals(List.of(2L, 3L), List.of(leaf.get("outPorts").get(0).asLong(),
-                leaf.get("outPorts").get(1).asLong()));
-        assertEquals("of:0000000000000011", plan.get("links").get(0).get("dst").get("device").asText());
+        JsonNode leaf = null;
+        for (JsonNode d : plan.get("devices")) {
+            leaf = "of:0000000000000201".equals(d.get("deviceId").asText()) ? d : leaf;
+        }
+        assertTrue(leaf != null, plan.toString());
+        assertEquals(11, leaf.get("inPort").asLong());
+        assertEquals(2, leaf.get("outPorts").size(), "one uplink and the local receiver: " + plan);
+        assertEquals(15L, leaf.get("outPorts").get(1).asLong(), plan.toString());
+        assertEquals(3, plan.get("devices").size(), "source leaf, one spine, receiver leaf");
+        assertEquals(2, plan.get("links").size(), plan.toString());
+        assertEquals("of:0000000000000202", plan.get("links").get(1).get("dst").get("device").asText(),
+                plan.toString());
     }
 
     @Test

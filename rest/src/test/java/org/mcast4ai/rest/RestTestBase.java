@@ -4,8 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupId;
-import org.mcast4ai.testing.InMemoryGroupService;
+import org.mcast4ai.impl.HostedManager;
 
 import java.io.IOException;
 
@@ -13,23 +14,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Starts a real HTTP server per test over a fresh in-memory group service. */
+/**
+ * Starts a real HTTP server per test over a fresh real group manager (20 hosts {@code 10.0.0.1} ...; at most 8
+ * receivers per group, 3 groups per tenant, 14 addresses; switches that acknowledge at once).
+ */
 abstract class RestTestBase {
     static final String REQUEST = "{'tenant':'t1','name':'g1','jobId':'job-1','source':'10.0.0.1',"
             + "'receivers':['10.0.0.2',{'host':'10.0.0.3','qpn':18}],'mode':'AUTO'}";
 
-    InMemoryGroupService groups;
+    HostedManager hosted;
+    P2mpGroupAdminService groups;
     RestServer server;
 
     @BeforeEach
     void startServer() throws Exception {
-        groups = InMemoryGroupService.withHosts();
+        hosted = HostedManager.withHosts(20, "maxReceiversPerGroup", "8", "maxGroupsPerTenant", "3",
+                "addressPool", "239.1.0.0/28");
+        groups = hosted.service();
         server = new RestServer(groups);
     }
 
     @AfterEach
     void stopServer() {
         server.stop();
+        hosted.close();
     }
 
     RestServer.Reply call(String method, String path, String body) throws IOException, InterruptedException {
@@ -44,6 +52,18 @@ abstract class RestTestBase {
         }
         RestServer.Reply r = call("POST", "groups", "{'tenant':'" + tenant + "','name':'" + name + "','jobId':'"
                 + job + "','source':'10.0.0.1','receivers':[" + rs + "]}");
+        assertEquals(201, r.status, r.toString());
+        return r.json().get("id").asLong();
+    }
+
+    /** Creates a TREE group of tenant t1 from 10.0.0.1 and returns its id. */
+    long createTree(String name, String... receivers) throws Exception {
+        StringBuilder rs = new StringBuilder();
+        for (String r : receivers) {
+            rs.append(rs.length() == 0 ? "" : ",").append('\'').append(r).append('\'');
+        }
+        RestServer.Reply r = call("POST", "groups", "{'tenant':'t1','name':'" + name + "','source':'10.0.0.1',"
+                + "'receivers':[" + rs + "],'mode':'TREE'}");
         assertEquals(201, r.status, r.toString());
         return r.json().get("id").asLong();
     }

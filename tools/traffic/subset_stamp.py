@@ -10,7 +10,8 @@ No switch is written: the source leaf passes any stamp that stays within the gro
     subset_stamp.py bitmap.json 00:00:00:00:02:01/None 10.0.3.1
     curl -s .../groups/7/bitmap | subset_stamp.py - HOST...      (no host: the whole group)
 
-A receiver may be named by its host id as the bit map lists it, or by any prefix of it before "/".
+A receiver is named as the bit map lists it (as the group request names it: an IP or a host id), or by any
+prefix of that name before "/".
 """
 
 import json

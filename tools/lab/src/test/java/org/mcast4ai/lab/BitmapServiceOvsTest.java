@@ -125,17 +125,17 @@ class BitmapServiceOvsTest {
         Files.writeString(json, bitmap.toString());
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3",
                 LabHarness.root().resolve("tools/traffic/subset_stamp.py").toString(), json.toString()));
-        members.forEach(m -> cmd.add(BitmapLab.hostId(host(m))));
+        members.forEach(m -> cmd.add(host(m).ip()));
         LabHarness.Run r = run(cmd, 20);
         assertEquals(0, r.code, r.out);
         return r.out.trim();
     }
 
-    /** The receiver bit of a member, from the /bitmap JSON. */
+    /** The receiver bit of a member, from the /bitmap JSON (receivers named as the group request names them). */
     private int bitOf(String member) {
-        String id = BitmapLab.hostId(host(member));
+        String id = host(member).ip();
         for (JsonNode r : bitmap.path("receivers")) {
-            if (r.path("host").asText().equalsIgnoreCase(id)) {
+            if (r.path("host").asText().equals(id)) {
                 return r.path("bit").asInt();
             }
         }

@@ -176,6 +176,12 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
         return List.of(rule(group, b.device(), b.branch()));
     }
 
+    @Override
+    protected List<FlowRule> handles(P2mpGroup group, DeviceEntry entry) {
+        TreeBranch b = (TreeBranch) entry;
+        return List.of(removal(group, b.device(), b.branch().inPort()));
+    }
+
     /**
      * @param device a device
      * @return true if it is connected (ONOS can program it)

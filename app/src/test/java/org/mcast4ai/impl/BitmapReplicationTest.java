@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import org.mcast4ai.testing.FakeGroupService;
+import org.mcast4ai.impl.bitmap.BitmapLayout;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -362,7 +363,14 @@ class BitmapReplicationTest {
         P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
-        // leaf port 2 + s leads to spine s: the group goes up through spine 1, the one left
-        assertEquals(3, h.store.programmed(g.id()).installedOne(BitmapStamp.class).uplink());
+        // leaf port 2 + s leads to spine s: every spread slot of the source leaf goes up through spine 1, the one left
+        int slot = h.store.programmed(g.id()).installedOne(BitmapStamp.class).uplink();
+        assertTrue(slot > BitmapLayout.SLOT_BASE, "a spread slot: " + slot);
+        org.onosproject.net.flow.FlowRule upRule = h.flows.rulesOn(leaf(2)).stream().filter(r -> {
+            org.onosproject.net.flow.criteria.Criterion m = r.selector().getCriterion(
+                    org.onosproject.net.flow.criteria.Criterion.Type.METADATA);
+            return m != null && ((org.onosproject.net.flow.criteria.MetadataCriterion) m).metadata() == slot;
+        }).findFirst().orElseThrow();
+        assertTrue(upRule.treatment().allInstructions().toString().contains("OUTPUT:3"), upRule.toString());
     }
 }

@@ -13,11 +13,11 @@ import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
@@ -33,7 +33,8 @@ import java.util.stream.Collectors;
 public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
     private final Deque<FlowRuleOperations> pending = new ArrayDeque<>();
     private final List<FlowRuleOperations> history = new ArrayList<>();
-    private final Map<DeviceId, Map<FlowId, FlowRule>> tables = new LinkedHashMap<>();
+    // concurrent: benchmarks read and write it from every installer lane without a lock
+    private final Map<DeviceId, Map<FlowId, FlowRule>> tables = new ConcurrentHashMap<>();
     private volatile boolean autoAck;
     private volatile boolean recording = true;
     private final LongAdder batches = new LongAdder();
@@ -69,16 +70,18 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
         lastApplyNanos = System.nanoTime();
         batches.increment();
         ops.stages().forEach(s -> rules.add(s.size()));
-        synchronized (this) {
-            if (recording) {
-                history.add(ops);
+        if (recording || !autoAck) {
+            synchronized (this) {
+                if (recording) {
+                    history.add(ops);
+                }
+                if (!autoAck) {
+                    pending.add(ops);
+                    return;
+                }
             }
-            if (!autoAck) {
-                pending.add(ops);
-                return;
-            }
-            applyAll(ops, null);
         }
+        applyAll(ops, null);
         if (ops.callback() != null) {
             ops.callback().onSuccess(ops);
         }
@@ -125,7 +128,8 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
                 if (op.rule().deviceId().equals(refusing)) {
                     continue;
                 }
-                Map<FlowId, FlowRule> table = tables.computeIfAbsent(op.rule().deviceId(), d -> new LinkedHashMap<>());
+                Map<FlowId, FlowRule> table = tables.computeIfAbsent(op.rule().deviceId(),
+                        d -> new ConcurrentHashMap<>());
                 if (op.type() == FlowRuleOperation.Type.REMOVE) {
                     table.remove(op.rule().id());
                 } else {
@@ -190,7 +194,7 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
     }
 
     @Override
-    public synchronized FlowEntry getFlowEntry(FlowRule rule) {
+    public FlowEntry getFlowEntry(FlowRule rule) {
         FlowRule r = tables.getOrDefault(rule.deviceId(), Map.of()).get(rule.id());
         return r == null ? null : new DefaultFlowEntry(r, FlowEntry.FlowEntryState.ADDED);
     }
@@ -231,7 +235,7 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
      *
      * @param rule the rule
      */
-    public synchronized void lose(FlowRule rule) {
-        tables.getOrDefault(rule.deviceId(), new LinkedHashMap<>()).remove(rule.id());
+    public void lose(FlowRule rule) {
+        tables.getOrDefault(rule.deviceId(), new ConcurrentHashMap<>()).remove(rule.id());
     }
 }

@@ -309,6 +309,51 @@ public final class BitmapLayout {
         return reach;
     }
 
+    /**
+     * Spread slots: besides an uplink's port number, a stamp can name one of these, and the leaf's static up
+     * table sends the slot's copies up whichever uplink the slot has now. When a spine or a spine's link goes,
+     * only those static rules change; the stamps of the groups whose slot moved stay as they are.
+     */
+    public static final int SLOTS = 8;
+    /** Metadata values {@code SLOT_BASE + 1 .. SLOT_BASE + SLOTS} name slots (uplink port numbers stay below). */
+    public static final int SLOT_BASE = 0x10000;
+
+    /**
+     * The uplink a spread slot takes on a leaf: among the uplinks through which every receiver outside the leaf
+     * is reachable, the one preferred by rendezvous hashing on slot and port (a slot moves only when its uplink
+     * goes or a better one comes).
+     *
+     * @param leaf leaf name
+     * @param slot 1 .. {@link #SLOTS}
+     * @return the uplink's port number, or -1 if no uplink reaches every receiver outside the leaf
+     */
+    public long slotUplink(String leaf, int slot) {
+        SwitchPorts sw = switches.get(leaf);
+        if (sw == null) {
+            return -1;
+        }
+        long outside = allBits() & ~sw.subtree();
+        long best = -1;
+        long bestWeight = 0;
+        for (long port : sw.upPorts()) {
+            if ((reachUp(leaf, port) & outside) != outside) {
+                continue;
+            }
+            long w = mix(slot * 0x9E37_79B9_7F4A_7C15L + port);
+            if (best < 0 || Long.compareUnsigned(w, bestWeight) > 0) {
+                best = port;
+                bestWeight = w;
+            }
+        }
+        return best;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+
     private String check() {
         if (!overflow.isEmpty()) {
             int total = positionBits.size() + overflow.size();

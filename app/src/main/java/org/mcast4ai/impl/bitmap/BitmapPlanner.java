@@ -39,7 +39,9 @@ import java.util.Map;
  *       chain: to the up table when the copy comes from below and the switch has bits outside its subtree,
  *       to the first down table otherwise. Priority {@value #ENTRY_PRIORITY}, below TREE groups' rules.</li>
  *   <li>up table ({@code chainBase}): one rule per bit outside the subtree, {@code dl_src=bit/bit}
- *       &rarr; {@code output:uplink, goto next}; on a leaf one such set per uplink, selected by the metadata
+ *       &rarr; {@code output:uplink, goto next}; on a leaf one such set per spread slot, output to the slot's
+ *       current uplink (or, while no uplink reaches every receiver outside the leaf, one per uplink), selected by
+ *       the metadata the stamp wrote
  *       the group's stamp wrote; default &rarr; {@code goto next}.</li>
  *   <li>one down table per down port p ({@code chainBase + p}: numbered by the port, so a port that comes or goes
  *       moves no other port's rules): one rule per bit b in reach(p),
@@ -134,7 +136,7 @@ public final class BitmapPlanner {
     public Map<DeviceId, DeviceEntries> staticEntries(BitmapLayout layout) {
         Map<DeviceId, DeviceEntries> out = new LinkedHashMap<>();
         for (BitmapLayout.SwitchPorts sw : layout.switches().values()) {
-            DeviceEntries e = device(sw);
+            DeviceEntries e = device(layout, sw);
             if (!e.rules.isEmpty() || !e.groups.isEmpty()) {
                 out.put(DeviceId.deviceId(sw.name()), e);
             }
@@ -142,7 +144,7 @@ public final class BitmapPlanner {
         return out;
     }
 
-    private DeviceEntries device(BitmapLayout.SwitchPorts sw) {
+    private DeviceEntries device(BitmapLayout layout, BitmapLayout.SwitchPorts sw) {
         DeviceId dev = DeviceId.deviceId(sw.name());
         List<FlowRule> rules = new ArrayList<>();
         List<GroupDescription> groups = new ArrayList<>();
@@ -167,10 +169,23 @@ public final class BitmapPlanner {
         if (hasUp) {
             int next = down.length > 0 ? firstDown : -1;
             if (sw.role() == org.mcast4ai.engine.Role.LEAF) {
-                // keyed by the uplink's port number, so a stamp stays valid while other uplinks come and go
-                for (long u : ups) {
+                // keyed by the uplink's port number, for stamps that must pick an uplink themselves: only while no
+                // uplink reaches every receiver outside the leaf (else every stamp names a spread slot)
+                if (layout.slotUplink(sw.name(), 1) < 0) {
+                    for (long u : ups) {
+                        for (int b : bits(sw.upReach())) {
+                            rules.add(bitRule(dev, chainBase, b, (int) u, output(u), next));
+                        }
+                    }
+                }
+                // and by spread slot: a slot's rules follow its uplink, the stamps naming the slot stay
+                for (int slot = 1; slot <= BitmapLayout.SLOTS; slot++) {
+                    long u = layout.slotUplink(sw.name(), slot);
+                    if (u < 0) {
+                        continue;
+                    }
                     for (int b : bits(sw.upReach())) {
-                        rules.add(bitRule(dev, chainBase, b, (int) u, output(u), next));
+                        rules.add(bitRule(dev, chainBase, b, BitmapLayout.SLOT_BASE + slot, output(u), next));
                     }
                 }
             } else {

@@ -47,8 +47,9 @@ public final class BitmapStamp implements DeviceEntry {
      * @param inPort    the source host's port
      * @param address   the group address (IPv4)
      * @param bits      the group's receiver bits
-     * @param uplink    metadata value naming the uplink: its port number on the source leaf (0 if none), stable
-     *                  when other uplinks come or go
+     * @param uplink    metadata value naming the uplink: a spread slot ({@link BitmapLayout#SLOT_BASE} + slot),
+     *                  or a port number on the source leaf when no uplink reaches every receiver outside it (0 if
+     *                  none); stable when other uplinks come or go
      * @param goesUp    true if the leaf's chain starts with its up table
      * @param sourceMac the source host's own address (full-group stamp), or null for subset-only
      * @param priority  rule priority (the group's)
@@ -161,11 +162,18 @@ public final class BitmapStamp implements DeviceEntry {
         long outside = bits & ~ports.subtree();
         int uplink = 0;
         long best = -1;
-        // uplinks in the group's own order of preference (rendezvous hashing on group and port): when an uplink
-        // comes or goes only the groups that preferred it move, every other stamp stays as it is
+        // first choice: the group's spread slot, whose uplink reaches every receiver outside the leaf; the slot's
+        // uplink is static state, so a failure that moves it rewrites the leaf's static rules, not the stamp
+        int slot = 1 + (int) Long.remainderUnsigned(mix(spreadKey), BitmapLayout.SLOTS);
+        if (ups.length > 0 && layout.slotUplink(leaf, slot) >= 0) {
+            uplink = BitmapLayout.SLOT_BASE + slot;
+            best = outside;
+        }
+        // else an uplink by port, in the group's own order of preference (rendezvous hashing on group and port):
+        // when an uplink comes or goes only the groups that preferred it move, every other stamp stays as it is
         long[] order = ups.clone();
         sortByPreference(order, spreadKey);
-        for (long port : order) {
+        for (long port : uplink != 0 ? new long[0] : order) {
             long covered = layout.reachUp(leaf, port) & outside;
             if (covered == outside) {
                 uplink = (int) port;

@@ -55,13 +55,25 @@ public abstract class FlowRuleProgrammer implements Programmer {
     public abstract List<FlowRule> rules(P2mpGroup group, DeviceEntry entry);
 
     /**
+     * The entry's rules as far as a removal or a lookup needs them: ONOS finds a rule by its flow id and removes
+     * it by its match, never by its actions, so a programmer may leave the actions out (cheaper to build).
+     *
+     * @param group the group
+     * @param entry one of its entries of this programmer's kind
+     * @return rules with the ids and matches of {@link #rules}
+     */
+    protected List<FlowRule> handles(P2mpGroup group, DeviceEntry entry) {
+        return rules(group, entry);
+    }
+
+    /**
      * @param group the group
      * @param entry one of its entries
      * @return the flow ids of its rules (what the app's orphan sweep keeps)
      */
     public Set<FlowId> flowIds(P2mpGroup group, DeviceEntry entry) {
         Set<FlowId> ids = new HashSet<>();
-        rules(group, entry).forEach(r -> ids.add(r.id()));
+        handles(group, entry).forEach(r -> ids.add(r.id()));
         return ids;
     }
 
@@ -81,7 +93,7 @@ public abstract class FlowRuleProgrammer implements Programmer {
                 old.add(m.installed());
             }
             for (DeviceEntry e : old) {
-                for (FlowRule r : rules(group, e)) {
+                for (FlowRule r : handles(group, e)) {
                     if (!kept.contains(r.id())) {
                         stale.putIfAbsent(r.id(), r);
                     }
@@ -149,7 +161,7 @@ public abstract class FlowRuleProgrammer implements Programmer {
 
     @Override
     public boolean holds(P2mpGroup group, DeviceEntry entry) {
-        for (FlowRule r : rules(group, entry)) {
+        for (FlowRule r : handles(group, entry)) {
             FlowEntry e = flowRuleService.getFlowEntry(r);
             if (e == null || e.state() == FlowEntry.FlowEntryState.FAILED
                     || e.state() == FlowEntry.FlowEntryState.REMOVED

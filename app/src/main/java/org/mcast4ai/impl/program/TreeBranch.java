@@ -12,6 +12,8 @@ public final class TreeBranch implements DeviceEntry {
 
     private final DeviceId device;
     private final GroupPlan.Branch branch;
+    // records hold thousands of entries and are diffed on every reconcile: the hash is computed once
+    private final int hash;
 
     /**
      * @param device the switch
@@ -20,6 +22,7 @@ public final class TreeBranch implements DeviceEntry {
     public TreeBranch(DeviceId device, GroupPlan.Branch branch) {
         this.device = Objects.requireNonNull(device);
         this.branch = Objects.requireNonNull(branch);
+        this.hash = Objects.hash(device, branch);
     }
 
     @Override
@@ -39,13 +42,13 @@ public final class TreeBranch implements DeviceEntry {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TreeBranch && ((TreeBranch) o).device.equals(device)
+        return o instanceof TreeBranch && ((TreeBranch) o).hash == hash && ((TreeBranch) o).device.equals(device)
                 && ((TreeBranch) o).branch.equals(branch);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(device, branch);
+        return hash;
     }
 
     @Override

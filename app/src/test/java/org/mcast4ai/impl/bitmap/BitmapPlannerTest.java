@@ -18,6 +18,7 @@ import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,8 +34,8 @@ class BitmapPlannerTest {
                 BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2)));
         for (int i = 1; i <= 4; i++) {
             BitmapPlanner.DeviceEntries leaf = e.get(DeviceId.deviceId(BitmapFabrics.leaf(i)));
-            // 2 entries + up table (6 bits x 2 uplinks + default) + 2 host tables (1 bit + default)
-            assertEquals(2 + 13 + 4, leaf.rules().size());
+            // 2 entries + up table (6 bits x 8 spread slots + default) + 2 host tables (1 bit + default)
+            assertEquals(2 + 49 + 4, leaf.rules().size());
             assertEquals(2, leaf.groups().size());
         }
         for (int j = 1; j <= 2; j++) {
@@ -47,17 +48,17 @@ class BitmapPlannerTest {
 
     @Test
     void entriesPerSwitchFollowTheFabricOnly() {
-        // fat tree k=4: edge = 2 entries + 14 outside bits x 2 uplinks + default + 2 host tables x 2;
+        // fat tree k=4: edge = 2 entries + 14 outside bits x 8 spread slots + default + 2 host tables x 2;
         // aggregation = 2 from cores + 2 from edges + (12 bits + default) up + 2 edge tables x (2 bits + default);
         // core = 4 entries + 4 pod tables x (4 bits + default)
-        Map<String, Integer> want = Map.of("edge1-1", 2 + 29 + 4, "agg1-1", 4 + 13 + 6, "core1-1", 4 + 20);
+        Map<String, Integer> want = Map.of("edge1-1", 2 + 113 + 4, "agg1-1", 4 + 13 + 6, "core1-1", 4 + 20);
         Map<DeviceId, BitmapPlanner.DeviceEntries> ft = planner.staticEntries(
                 BitmapLayout.of(FabricGenerators.fatTree(4)));
         want.forEach((sw, n) -> assertEquals(n, ft.get(DeviceId.deviceId(sw)).rules().size(), sw));
         // the largest leaf-spine that fits: 4 spines, 11 leaves of 4 hosts (44 bits)
         Map<DeviceId, BitmapPlanner.DeviceEntries> ls = planner.staticEntries(
                 BitmapLayout.of(BitmapFabrics.leafSpine(4, 11, 4)));
-        assertEquals(4 + (40 * 4 + 1) + 4 * 2, ls.get(DeviceId.deviceId(BitmapFabrics.leaf(1))).rules().size());
+        assertEquals(4 + (40 * 8 + 1) + 4 * 2, ls.get(DeviceId.deviceId(BitmapFabrics.leaf(1))).rules().size());
         assertEquals(11 + 11 * (4 + 1), ls.get(DeviceId.deviceId(BitmapFabrics.spine(1))).rules().size());
     }
 
@@ -144,25 +145,11 @@ class BitmapPlannerTest {
                 BitmapPlanner.MARK.toShort(), "239.77.0.1").size(), "a marked frame is replicated");
     }
 
-    @Test
-    void groupsSpreadOverTheUplinksAndOnlyThoseOfAFailedOneMove() {
-        FabricSnapshot whole = BitmapFabrics.leafSpine(4, 4, 2);
-        BitmapLayout layout = BitmapLayout.of(whole);
-        Map<Integer, Integer> perUplink = new HashMap<>();
-        Map<Integer, Integer> chosen = new HashMap<>();
-        for (int key = 0; key < 400; key++) {
-            int u = compile(layout, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", key)
-                    .stamp().uplink();
-            perUplink.merge(u, 1, Integer::sum);
-            chosen.put(key, u);
-        }
-        // leaf port 2 + s leads to spine s
-        assertEquals(Set.of(3, 4, 5, 6), perUplink.keySet());
-        perUplink.values().forEach(n -> assertTrue(n > 60 && n < 140, "spread over the uplinks: " + perUplink));
-        // spine 2 (leaf port 4) fails: its groups move, nobody else's stamp changes
+    /** The snapshot without the named switches and without the links between the given pairs. */
+    private static FabricSnapshot without(FabricSnapshot whole, Set<String> gone, Set<String> cut) {
         FabricSnapshot.Builder b = FabricSnapshot.builder();
         for (int sw = 0; sw < whole.switchCount(); sw++) {
-            if (!whole.switchName(sw).equals(BitmapFabrics.spine(2))) {
+            if (!gone.contains(whole.switchName(sw))) {
                 b.addSwitch(whole.switchName(sw), whole.role(sw));
             }
         }
@@ -170,7 +157,8 @@ class BitmapPlannerTest {
             for (int e = whole.linkStart(sw); e < whole.linkStart(sw + 1); e++) {
                 String from = whole.switchName(sw);
                 String to = whole.switchName(whole.linkTo(e));
-                if (!from.equals(BitmapFabrics.spine(2)) && !to.equals(BitmapFabrics.spine(2))) {
+                if (!gone.contains(from) && !gone.contains(to) && !cut.contains(from + "|" + to)
+                        && !cut.contains(to + "|" + from)) {
                     b.addLink(from, whole.linkFromPort(e), to, whole.linkToPort(e));
                 }
             }
@@ -178,16 +166,77 @@ class BitmapPlannerTest {
         for (int h = 0; h < whole.hostCount(); h++) {
             b.addHost(whole.hostName(h), whole.switchName(whole.hostSwitch(h)), whole.hostPort(h));
         }
-        BitmapLayout after = BitmapLayout.of(b.build(), layout.positionBits());
-        for (int key = 0; key < 400; key++) {
-            int u = compile(after, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", key)
-                    .stamp().uplink();
-            if (chosen.get(key) != 4) {
-                assertEquals(chosen.get(key), u, "group " + key + " did not use the failed spine and keeps its uplink");
-            } else {
-                assertTrue(u != 4, "group " + key + " leaves the failed spine");
+        return b.build();
+    }
+
+    // the up rules of a leaf by metadata value -> out port
+    private Map<Long, Set<Long>> upRules(BitmapLayout layout, String leaf) {
+        Map<Long, Set<Long>> out = new HashMap<>();
+        for (FlowRule r : planner.staticEntries(layout).get(DeviceId.deviceId(leaf)).rules()) {
+            Criterion m = r.selector().getCriterion(Criterion.Type.METADATA);
+            if (r.tableId() == planner.chainBase() && m != null) {
+                long key = ((org.onosproject.net.flow.criteria.MetadataCriterion) m).metadata();
+                r.treatment().immediate().stream().filter(i -> i instanceof
+                        org.onosproject.net.flow.instructions.Instructions.OutputInstruction)
+                        .forEach(i -> out.computeIfAbsent(key, k -> new java.util.TreeSet<>()).add(
+                                ((org.onosproject.net.flow.instructions.Instructions.OutputInstruction) i)
+                                        .port().toLong()));
             }
         }
+        return out;
+    }
+
+    @Test
+    void groupsSpreadOverTheUplinksAndASpineFailureRewritesNoStamp() {
+        FabricSnapshot whole = BitmapFabrics.leafSpine(4, 4, 2);
+        BitmapLayout layout = BitmapLayout.of(whole);
+        Map<Long, Integer> perUplink = new HashMap<>();
+        Map<Integer, BitmapStamp> stamps = new HashMap<>();
+        Map<Long, Set<Long>> up = upRules(layout, BitmapFabrics.leaf(1));
+        for (int key = 0; key < 400; key++) {
+            BitmapStamp st = compile(layout, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1)),
+                    "239.1.1.1", key).stamp();
+            assertTrue(st.uplink() > BitmapLayout.SLOT_BASE && st.uplink() <= BitmapLayout.SLOT_BASE
+                    + BitmapLayout.SLOTS, "a spread slot: " + st.uplink());
+            stamps.put(key, st);
+            up.get((long) st.uplink()).forEach(p -> perUplink.merge(p, 1, Integer::sum));
+        }
+        // leaf port 2 + s leads to spine s; 8 slots over 4 spines, groups hashed over the slots
+        assertEquals(Set.of(3L, 4L, 5L, 6L), perUplink.keySet(), perUplink.toString());
+        perUplink.values().forEach(n -> assertTrue(n > 25 && n < 200, "spread over the uplinks: " + perUplink));
+        assertEquals(BitmapLayout.SLOTS, up.size(), "one rule set per slot, none per port: " + up.keySet());
+        // spine 2 (leaf port 4) fails: not one stamp changes; only the slots that used it get another uplink
+        BitmapLayout after = BitmapLayout.of(without(whole, Set.of(BitmapFabrics.spine(2)), Set.of()),
+                layout.positionBits());
+        for (int key = 0; key < 400; key++) {
+            assertEquals(stamps.get(key), compile(after, BitmapFabrics.host(1, 1),
+                    List.of(BitmapFabrics.host(2, 1)), "239.1.1.1", key).stamp(), "group " + key);
+        }
+        Map<Long, Set<Long>> upAfter = upRules(after, BitmapFabrics.leaf(1));
+        up.forEach((slot, ports) -> {
+            if (!ports.contains(4L)) {
+                assertEquals(ports, upAfter.get(slot), "slot " + slot + " did not use the failed spine");
+            } else {
+                assertFalse(upAfter.get(slot).contains(4L), "slot " + slot + " leaves the failed spine");
+            }
+        });
+    }
+
+    @Test
+    void withoutAnUplinkReachingEveryReceiverStampsPickTheirOwn() {
+        // spine 1 lost leaf 3, spine 2 lost leaf 4: no uplink of leaf 1 reaches every receiver
+        FabricSnapshot whole = BitmapFabrics.leafSpine(2, 4, 2);
+        BitmapLayout cut = BitmapLayout.of(without(whole, Set.of(), Set.of(
+                BitmapFabrics.spine(1) + "|" + BitmapFabrics.leaf(3), BitmapFabrics.spine(2) + "|"
+                        + BitmapFabrics.leaf(4))), BitmapLayout.of(whole).positionBits());
+        assertEquals(-1, cut.slotUplink(BitmapFabrics.leaf(1), 1));
+        BitmapStamp.Result r = compile(cut, BitmapFabrics.host(1, 1), List.of(BitmapFabrics.host(2, 1),
+                BitmapFabrics.host(3, 1)), "239.1.1.1", 7);
+        // leaf port 2 + s leads to spine s: only spine 2 reaches leaves 2 and 3
+        assertEquals(4, r.stamp().uplink());
+        assertTrue(r.unreachable().isEmpty());
+        assertEquals(Set.of(3L, 4L), new java.util.TreeSet<>(upRules(cut, BitmapFabrics.leaf(1)).keySet()),
+                "rule sets keyed by the uplinks' ports");
     }
 
     @Test

@@ -99,7 +99,7 @@ class OpenFlowBitmapProgrammerTest {
                 "no rule may name a group the switch does not have yet: only the spines (no egress groups) go");
         groups.answer(GroupEvent.Type.GROUP_ADDED);
         assertEquals(6, flows.batches.size(), "one batch per switch");
-        assertEquals(4 * 19 + 2 * 16, flows.of(flows.batches, FlowRuleOperation.Type.ADD).size());
+        assertEquals(4 * 55 + 2 * 16, flows.of(flows.batches, FlowRuleOperation.Type.ADD).size());
         assertFalse(done.isDone(), "done only when the switches acknowledged");
         flows.ack();
         done.get();
@@ -136,9 +136,9 @@ class OpenFlowBitmapProgrammerTest {
         assertEquals(6, diff.size(), "no new group to wait for: a batch for every switch with a change");
         List<FlowRule> removed = flows.of(diff, FlowRuleOperation.Type.REMOVE);
         List<FlowRule> added = flows.of(diff, FlowRuleOperation.Type.ADD);
-        // per other leaf: bit 7 in the up table for each of 2 uplinks; per spine: bit 7 in leaf 4's table;
+        // per other leaf: bit 7 in the up table for each of 8 spread slots; per spine: bit 7 in leaf 4's table;
         // on leaf 4: port 2's table (bit rule and default)
-        assertEquals(3 * 2 + 2 + 2, removed.size(), removed.toString());
+        assertEquals(3 * 8 + 2 + 2, removed.size(), removed.toString());
         assertTrue(added.stream().allMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.leaf(4)))),
                 "only leaf 4's port-1 table changes (it becomes the last): " + added);
         assertTrue(groups.removed.isEmpty(), "stale groups go after the rules that use them");

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -46,6 +47,10 @@ final class BitmapReplication {
     // the layout whose static tables the switches acknowledged
     private volatile BitmapLayout staticInPlace;
     private volatile Runnable onStaticInPlace = () -> { };
+    // true on the one instance that programs the static tables (the owner of work partition 0)
+    private volatile BooleanSupplier owner = () -> true;
+    private BitmapLayout fingerprinted;
+    private String fingerprint;
 
     /** A group's replication decision. */
     static final class BitmapDecision {
@@ -115,6 +120,10 @@ final class BitmapReplication {
         if (staticSent == next) {
             return;
         }
+        if (programmer != null && next.fits() && !owner.getAsBoolean()) {
+            // another instance programs the static tables; staticReady reads its record
+            return;
+        }
         staticSent = next;
         if (programmer != null && next.fits()) {
             sendStatic(next, RETRY_FIRST_MS);
@@ -140,9 +149,18 @@ final class BitmapReplication {
     // group audit adds them again) is tried again, with backoff, while the layout is current: nothing else
     // would, since the next topology change may be far away.
     private void sendStatic(BitmapLayout next, long retryMs) {
+        String fp = fingerprint(next);
+        StaticTables before = store.staticTables();
+        long generation = before == null ? 1 : before.fingerprint().equals(fp) ? before.generation()
+                : before.generation() + 1;
+        if (before == null || before.generation() != generation || before.acknowledged()) {
+            // written ahead: another instance must not take the tables as in place while they change
+            store.setStaticTables(new StaticTables(generation, fp, false));
+        }
         programmer.applyStatic(next).whenComplete((v, e) -> {
             if (e == null) {
                 if (isCurrent(next)) {
+                    store.setStaticTables(new StaticTables(generation, fp, true));
                     staticInPlace = next;
                     onStaticInPlace.run();
                 }
@@ -180,10 +198,60 @@ final class BitmapReplication {
 
     /**
      * @param fabric the current snapshot
-     * @return true once the switches acknowledged the static tables of the snapshot's layout
+     * @return true once the switches acknowledged the static tables of the snapshot's layout (sent by this
+     *         instance, or by the instance that owns them: its record names the same entries)
      */
     synchronized boolean staticReady(FabricSnapshot fabric) {
-        return programmer != null && staticInPlace == layout(fabric);
+        if (programmer == null) {
+            return false;
+        }
+        return readyFor(layout(fabric));
+    }
+
+    private synchronized boolean readyFor(BitmapLayout l) {
+        if (staticInPlace == l) {
+            return true;
+        }
+        StaticTables t = store.staticTables();
+        return !owner.getAsBoolean() && l.fits() && t != null && t.acknowledged()
+                && t.fingerprint().equals(fingerprint(l));
+    }
+
+    /**
+     * @param owner true on the one instance that programs the static tables
+     */
+    void setOwner(BooleanSupplier owner) {
+        this.owner = owner;
+    }
+
+    /**
+     * Ownership of the static tables may have moved (partitions moved, an instance restarted): the new owner
+     * brings the switches in line with the current layout.
+     */
+    synchronized void ownershipChanged() {
+        if (layout != null && inUse && owner.getAsBoolean() && staticSent != layout) {
+            applyStatic(layout);
+        }
+    }
+
+    /**
+     * A stable name of a layout's static entries, the same on every instance for the same fabric: the flow ids
+     * (ONOS makes them stable across the cluster), treatments and egress groups, hashed.
+     */
+    private synchronized String fingerprint(BitmapLayout l) {
+        if (l == fingerprinted) {
+            return fingerprint;
+        }
+        java.util.List<String> lines = new ArrayList<>();
+        programmer.planner().staticEntries(l).forEach((device, entries) -> {
+            entries.rules().forEach(r -> lines.add(device + "|" + r.id() + "|" + r.treatment()));
+            entries.groups().forEach(g -> lines.add(device + "|g" + g.givenGroupId() + "|" + g.buckets()));
+        });
+        java.util.Collections.sort(lines);
+        fingerprint = com.google.common.hash.Hashing.sha256().hashString(String.join("\n", lines),
+                java.nio.charset.StandardCharsets.UTF_8).toString().substring(0, 16) + "/" + lines.size();
+        fingerprinted = l;
+        return fingerprint;
     }
 
     private synchronized boolean isCurrent(BitmapLayout l) {
@@ -247,7 +315,7 @@ final class BitmapReplication {
                 group.request().priority(), group.id().value());
         BitmapChoice choice = BitmapChoice.decide(requested, programmer != null, programmer != null ? result : null);
         if (requested == ReplicationMode.AUTO && choice.mode() == ReplicationMode.BITMAP
-                && group.effectiveMode() != ReplicationMode.BITMAP && staticInPlace != l) {
+                && group.effectiveMode() != ReplicationMode.BITMAP && !readyFor(l)) {
             // a new AUTO group waits for the static tables (it is re-decided when they are in place); a group
             // already on BITMAP stays there while the tables follow a topology change
             choice = BitmapChoice.autoTree("the switches do not hold the static BITMAP tables yet "

@@ -63,6 +63,10 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     private ConsistentMap<String, Long> keys;
     private ConsistentMap<IpAddress, Long> addresses;
     private ConsistentMap<Long, Programmed> programmed;
+    private ConsistentMap<String, StaticTables> staticTables;
+    private final java.util.List<Runnable> staticListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final MapEventListener<String, StaticTables> staticTablesListener =
+            e -> staticListeners.forEach(Runnable::run);
     private ConsistentMap<String, Integer> bitPositions;
     // index -> the position that holds it: an index is claimed here first, so two instances allocating
     // different new positions at once can never both take it
@@ -83,6 +87,9 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withName("mcast4ai-group-addresses").withSerializer(serializer).build();
         programmed = storageService.<Long, Programmed>consistentMapBuilder()
                 .withName("mcast4ai-programmed").withSerializer(serializer).build();
+        staticTables = storageService.<String, StaticTables>consistentMapBuilder()
+                .withName("mcast4ai-static-tables").withSerializer(serializer).build();
+        staticTables.addListener(staticTablesListener);
         bitPositions = storageService.<String, Integer>consistentMapBuilder()
                 .withName("mcast4ai-bit-positions").withSerializer(serializer).build();
         bitIndexOwners = storageService.<Integer, String>consistentMapBuilder()
@@ -125,6 +132,9 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     public void deactivate() {
         if (groups != null) {
             groups.removeListener(groupListener);
+        }
+        if (staticTables != null) {
+            staticTables.removeListener(staticTablesListener);
         }
         log.info("Stopped");
     }
@@ -247,6 +257,28 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
             b.put(P2mpGroupId.of(e.getKey()), e.getValue().value());
         }
         return b.build();
+    }
+
+    private static final String BITMAP_TABLES = "bitmap";
+
+    @Override
+    public StaticTables staticTables() {
+        return Versioned.valueOrNull(staticTables.get(BITMAP_TABLES));
+    }
+
+    @Override
+    public void setStaticTables(StaticTables tables) {
+        staticTables.put(BITMAP_TABLES, tables);
+    }
+
+    @Override
+    public void addStaticTablesListener(Runnable listener) {
+        staticListeners.add(listener);
+    }
+
+    @Override
+    public void removeStaticTablesListener(Runnable listener) {
+        staticListeners.remove(listener);
     }
 
     @Override

@@ -202,6 +202,7 @@ final class GroupScheduler {
     void resumeOwnedGroups() {
         // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
         bitmaps.refreshFit(snapshots.snapshot());
+        bitmaps.ownershipChanged();
         store.programmedAll().forEach((id, record) -> {
             if (isMine(id)) {
                 index.putIfAbsent(id.value(), record.treePlan(), Set.of());

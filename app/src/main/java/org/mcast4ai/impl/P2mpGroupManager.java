@@ -175,6 +175,17 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private ScheduledFuture<?> audit;
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
+    // another instance acknowledged the static tables: the groups waiting for them here go on
+    private final Runnable staticTablesChanged = () -> {
+        GroupScheduler s = scheduler;
+        if (s != null) {
+            s.later(() -> {
+                if (bitmaps.staticReady(snapshots.snapshot())) {
+                    s.staticTablesInPlace();
+                }
+            });
+        }
+    };
 
     /**
      * Starts the service.
@@ -247,6 +258,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         store.setDelegate(delegate);
         bitmaps.setOnStaticInPlace(() -> scheduler.later(scheduler::staticTablesInPlace));
+        // one instance programs the static tables; the others learn from its record that they are in place
+        bitmaps.setOwner(() -> workPartitionService.isMine(0L, Long::longValue));
+        store.addStaticTablesListener(staticTablesChanged);
         bitmaps.setRetryTimer(timer);
         topology.start();
         workPartitionService.addListener(partitionListener);
@@ -269,6 +283,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     @Deactivate
     protected void deactivate(ComponentContext context) {
         workPartitionService.removeListener(partitionListener);
+        store.removeStaticTablesListener(staticTablesChanged);
         if (audit != null) {
             audit.cancel(false);
             audit = null;

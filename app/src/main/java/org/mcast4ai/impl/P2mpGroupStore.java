@@ -85,6 +85,24 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
     /** @return every non-empty record by group */
     Map<P2mpGroupId, Programmed> programmedAll();
 
+    /** @return the record of the static BITMAP tables, or null if none was ever sent */
+    StaticTables staticTables();
+
+    /**
+     * Records the static BITMAP tables' state (by the instance that programs them).
+     *
+     * @param tables the record
+     */
+    void setStaticTables(StaticTables tables);
+
+    /**
+     * @param listener called on every instance, on the store's thread, when the static tables' record changes
+     */
+    void addStaticTablesListener(Runnable listener);
+
+    /** @param listener a listener added before */
+    void removeStaticTablesListener(Runnable listener);
+
     /**
      * @param tenant tenant
      * @return how many groups (any state) the tenant holds

@@ -1,14 +1,7 @@
 package org.mcast4ai.impl;
 
 import org.junit.jupiter.api.Test;
-import org.onosproject.store.service.AtomicCounter;
-import org.onosproject.store.service.ConsistentMap;
-import org.onosproject.store.service.ConsistentMapBuilder;
-import org.onosproject.store.service.TestConsistentMap;
-import org.onosproject.store.service.TestStorageService;
 
-import java.lang.reflect.Proxy;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,38 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  * first allocates, then the second writes.
  */
 class BitPositionClusterTest {
-
-    /** Primitives shared by name, as every member of an ONOS cluster sees the same map. */
-    private static final class ClusterStorage extends TestStorageService {
-        final Map<String, Object> primitives = new HashMap<>();
-        Runnable beforeNextWrite;
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public <K, V> ConsistentMapBuilder<K, V> consistentMapBuilder() {
-            return new TestConsistentMap.Builder<K, V>() {
-                @Override
-                public ConsistentMap<K, V> build() {
-                    ConsistentMap<K, V> map = (ConsistentMap<K, V>) primitives.computeIfAbsent(name(),
-                            n -> super.build());
-                    return (ConsistentMap<K, V>) Proxy.newProxyInstance(getClass().getClassLoader(),
-                            new Class<?>[]{ConsistentMap.class}, (proxy, method, args) -> {
-                                if (method.getName().equals("putIfAbsent") && beforeNextWrite != null) {
-                                    Runnable r = beforeNextWrite;
-                                    beforeNextWrite = null;
-                                    r.run();
-                                }
-                                return method.invoke(map, args);
-                            });
-                }
-            };
-        }
-
-        @Override
-        public AtomicCounter getAtomicCounter(String name) {
-            return (AtomicCounter) primitives.computeIfAbsent("counter:" + name, n -> super.getAtomicCounter(name));
-        }
-    }
 
     @Test
     void positionsAllocatedAtOnceByTwoInstancesGetDistinctIndices() {

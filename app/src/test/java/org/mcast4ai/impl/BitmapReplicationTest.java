@@ -373,4 +373,28 @@ class BitmapReplicationTest {
         }).findFirst().orElseThrow();
         assertTrue(upRule.treatment().allInstructions().toString().contains("OUTPUT:3"), upRule.toString());
     }
+
+    @Test
+    void oneInstanceProgramsTheStaticTablesAndTheOthersReadItsRecord() {
+        // instance A (the harness) owns the even work partitions, partition 0 among them: the static tables
+        h.mine = id -> id % 2 == 0;
+        int staticBatches = h.flows.batches().size();
+        P2mpGroupManager b = h.another(id -> id % 2 == 1);
+        assertEquals(staticBatches, h.flows.batches().size(), "the second instance sends no static tables");
+        // group 1 is B's: it waits for the tables A sent and the switches have not acknowledged yet
+        P2mpGroup g = b.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
+        assertEquals(1, g.id().value());
+        assertEquals(GroupState.INSTALLING, h.get(g.id()).state());
+        assertEquals(Desired.WAITING_FOR_STATIC, h.get(g.id()).reason());
+        assertEquals(staticBatches, h.flows.batches().size());
+        h.flows.ackAll();
+        StaticTables record = h.store.staticTables();
+        assertTrue(record != null && record.acknowledged(), String.valueOf(record));
+        // A's record reached B, which sent the stamp
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+        assertNotNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
+        assertEquals(staticBatches + 1, h.flows.batches().size(), "the static tables once, then B's stamp");
+        b.deactivate(null);
+    }
 }

@@ -194,6 +194,9 @@ class DistributedP2mpGroupStoreTest {
         assertEquals(p, again.treePlan());
         assertEquals(stamp, again.uncertainOne(BitmapStamp.class));
         assertEquals(p.links().get(0)[0], again.links().get(0)[0]);
+
+        StaticTables tables = new StaticTables(3, "0123456789abcdef/120", true);
+        assertEquals(tables, s.decode(s.encode(tables)));
     }
 
     @Test

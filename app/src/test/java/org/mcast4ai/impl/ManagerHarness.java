@@ -40,7 +40,8 @@ import java.util.function.LongPredicate;
 final class ManagerHarness {
     final TestFabric fabric;
     final FakeFlowRuleService flows = new FakeFlowRuleService();
-    final TestStorageService storage = new TestStorageService();
+    // primitives shared by name, so that another instance (another()) sees the same maps
+    final ClusterStorage storage = new ClusterStorage();
     final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
     P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = Collections.synchronizedList(new ArrayList<>());
@@ -91,7 +92,25 @@ final class ManagerHarness {
         manager = newManager(null);
     }
 
+    /**
+     * Another instance of the cluster on the same store, fabric and switches.
+     *
+     * @param partitions which group ids (work partitions) it owns
+     * @return the started manager
+     */
+    P2mpGroupManager another(LongPredicate partitions) {
+        DistributedP2mpGroupStore own = new DistributedP2mpGroupStore();
+        own.storageService = storage;
+        own.activate();
+        return newManager(null, partitions, own);
+    }
+
     private P2mpGroupManager newManager(ScheduledExecutorService timer) {
+        return newManager(timer, id -> mine.test(id), store);
+    }
+
+    private P2mpGroupManager newManager(ScheduledExecutorService timer, LongPredicate partitions,
+                                        DistributedP2mpGroupStore store) {
         P2mpGroupManager manager = new P2mpGroupManager();
         manager.coreService = new CoreServiceAdapter() {
             @Override
@@ -110,7 +129,7 @@ final class ManagerHarness {
             @Override
             @SuppressWarnings("unchecked")
             public <K> boolean isMine(K id, java.util.function.Function<K, Long> hasher) {
-                return mine.test(hasher.apply(id));
+                return partitions.test(hasher.apply(id));
             }
         };
         try {

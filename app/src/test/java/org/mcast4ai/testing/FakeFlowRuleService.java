@@ -49,6 +49,18 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
         return this;
     }
 
+    private volatile java.util.concurrent.Executor acknowledgements = Runnable::run;
+
+    /**
+     * @param executor where automatic acknowledgements are delivered (ONOS answers on its own threads, after
+     *                 the switches' barriers); the default delivers them inside {@code apply}
+     * @return this
+     */
+    public FakeFlowRuleService acknowledgeOn(java.util.concurrent.Executor executor) {
+        acknowledgements = executor;
+        return this;
+    }
+
     /**
      * @param on false: batches are not kept for {@link #batches()} (benchmarks sending millions)
      * @return this
@@ -83,7 +95,7 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
         }
         applyAll(ops, null);
         if (ops.callback() != null) {
-            ops.callback().onSuccess(ops);
+            acknowledgements.execute(() -> ops.callback().onSuccess(ops));
         }
     }
 

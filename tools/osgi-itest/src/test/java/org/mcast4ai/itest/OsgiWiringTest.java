@@ -269,13 +269,17 @@ class OsgiWiringTest {
         mf.getMainAttributes().putValue(Constants.BUNDLE_ACTIVATOR, "org.mcast4ai.itest.fixture.FixtureActivator");
         mf.getMainAttributes().putValue(Constants.IMPORT_PACKAGE, "org.osgi.framework");
         mf.getMainAttributes().putValue(Constants.DYNAMICIMPORT_PACKAGE, "*");
-        Path dir = testClasses.resolve("org/mcast4ai/itest/fixture");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JarOutputStream jar = new JarOutputStream(out, mf); Stream<Path> files = Files.walk(dir)) {
-            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                jar.putNextEntry(new JarEntry(testClasses.relativize(f).toString().replace('\\', '/')));
-                jar.write(Files.readAllBytes(f));
-                jar.closeEntry();
+        try (JarOutputStream jar = new JarOutputStream(out, mf)) {
+            // the fixture, and the app's shared ONOS service doubles it registers (unpacked here by Maven)
+            for (String pkg : List.of("org/mcast4ai/itest/fixture", "org/mcast4ai/testing")) {
+                try (Stream<Path> files = Files.walk(testClasses.resolve(pkg))) {
+                    for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                        jar.putNextEntry(new JarEntry(testClasses.relativize(f).toString().replace('\\', '/')));
+                        jar.write(Files.readAllBytes(f));
+                        jar.closeEntry();
+                    }
+                }
             }
         }
         return out.toByteArray();

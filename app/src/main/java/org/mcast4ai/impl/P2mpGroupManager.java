@@ -1,5 +1,19 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.impl.compile.BitmapReplication;
+import org.mcast4ai.impl.compile.Desired;
+import org.mcast4ai.impl.compile.GroupCompiler;
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.mcast4ai.impl.fabric.HostResolver;
+import org.mcast4ai.impl.lifecycle.GroupInstaller;
+import org.mcast4ai.impl.lifecycle.GroupLanes;
+import org.mcast4ai.impl.lifecycle.GroupScheduler;
+import org.mcast4ai.impl.lifecycle.OrphanSweep;
+import org.mcast4ai.impl.monitor.GroupIndex;
+import org.mcast4ai.impl.monitor.TopologyMonitor;
+import org.mcast4ai.impl.program.OpenFlowTreeProgrammer;
+import org.mcast4ai.impl.store.P2mpGroupStore;
+import org.mcast4ai.impl.store.P2mpGroupStoreDelegate;
 import com.google.common.collect.ImmutableList;
 import java.util.concurrent.ScheduledFuture;
 import org.mcast4ai.api.Endpoint;

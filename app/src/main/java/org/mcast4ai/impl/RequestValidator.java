@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.impl.fabric.HostResolver;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;

@@ -1,5 +1,8 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.impl.compile.Desired;
+import org.mcast4ai.impl.lifecycle.GroupInstaller;
+import org.mcast4ai.impl.store.StaticTables;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.impl.bitmap.BitmapLayout;
 import org.mcast4ai.impl.bitmap.BitmapStamp;

@@ -11,9 +11,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Primitives shared by name, as every member of an ONOS cluster sees the same map. */
-final class ClusterStorage extends TestStorageService {
-    final Map<String, Object> primitives = new HashMap<>();
-    Runnable beforeNextWrite;
+public final class ClusterStorage extends TestStorageService {
+    public final Map<String, Object> primitives = new HashMap<>();
+    public Runnable beforeNextWrite;
 
     @Override
     @SuppressWarnings("unchecked")

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.impl.store.DistributedP2mpGroupStore;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import com.google.common.util.concurrent.MoreExecutors;
@@ -66,7 +67,7 @@ final class ManagerHarness {
         this.fabric = fabric;
         this.flowService = flowService;
         this.lanes = lanes;
-        store.storageService = storage;
+        useStorage(store, storage);
         store.activate();
         manager = newManager(null);
     }
@@ -81,7 +82,7 @@ final class ManagerHarness {
         this.groups = groups;
         this.flowService = flows;
         this.lanes = 0;
-        store.storageService = storage;
+        useStorage(store, storage);
         store.activate();
         manager = newManager(timer);
     }
@@ -100,7 +101,7 @@ final class ManagerHarness {
      */
     P2mpGroupManager another(LongPredicate partitions) {
         DistributedP2mpGroupStore own = new DistributedP2mpGroupStore();
-        own.storageService = storage;
+        useStorage(own, storage);
         own.activate();
         return newManager(null, partitions, own);
     }
@@ -228,5 +229,14 @@ final class ManagerHarness {
                 return null;
             }
         };
+    }
+
+    private static void useStorage(org.mcast4ai.impl.store.DistributedP2mpGroupStore store,
+                                   org.onosproject.store.service.StorageService storage) {
+        try {
+            org.onlab.junit.TestUtils.setField(store, "storageService", storage);
+        } catch (org.onlab.junit.TestUtils.TestUtilsException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -43,22 +43,22 @@ import java.util.stream.Collectors;
  * faces host h, leaf port hosts+s faces spine s, spine port l faces leaf l. Host h of leaf l has MAC
  * {@code 00:00:00:00:LL:HH}, IP {@code 10.0.L.H} and VLAN none.
  */
-final class TestFabric {
-    static final ProviderId PID = new ProviderId("of", "org.mcast4ai.test");
+public final class TestFabric {
+    public static final ProviderId PID = new ProviderId("of", "org.mcast4ai.test");
 
-    final int spines;
-    final int leaves;
-    final int hostsPerLeaf;
-    final Devices devices = new Devices();
-    final Links links = new Links();
-    final Hosts hosts = new Hosts();
+    public final int spines;
+    public final int leaves;
+    public final int hostsPerLeaf;
+    public final Devices devices = new Devices();
+    public final Links links = new Links();
+    public final Hosts hosts = new Hosts();
 
     private final Map<DeviceId, Device> deviceMap = new LinkedHashMap<>();
     private final Set<DeviceId> down = new java.util.HashSet<>();
     private final List<Link> linkList = new ArrayList<>();
     private final Map<HostId, Host> hostMap = new LinkedHashMap<>();
 
-    TestFabric(int spines, int leaves, int hostsPerLeaf) {
+    public TestFabric(int spines, int leaves, int hostsPerLeaf) {
         this.spines = spines;
         this.leaves = leaves;
         this.hostsPerLeaf = hostsPerLeaf;
@@ -79,37 +79,37 @@ final class TestFabric {
     }
 
     /** @return the default lab fabric: 2 spines, 4 leaves, 2 hosts per leaf */
-    static TestFabric leafSpine() {
+    public static TestFabric leafSpine() {
         return new TestFabric(2, 4, 2);
     }
 
-    static DeviceId spine(int s) {
+    public static DeviceId spine(int s) {
         return DeviceId.deviceId(String.format("of:00000000000001%02x", s));
     }
 
-    static DeviceId leaf(int l) {
+    public static DeviceId leaf(int l) {
         return DeviceId.deviceId(String.format("of:00000000000002%02x", l));
     }
 
-    static MacAddress mac(int leaf, int host) {
+    public static MacAddress mac(int leaf, int host) {
         return MacAddress.valueOf(String.format("00:00:00:00:%02x:%02x", leaf, host));
     }
 
     /** @return host id string of host h on leaf l, as users name it */
-    static String hostId(int leaf, int host) {
+    public static String hostId(int leaf, int host) {
         return HostId.hostId(mac(leaf, host), VlanId.NONE).toString();
     }
 
-    static String ip(int leaf, int host) {
+    public static String ip(int leaf, int host) {
         return "10.0." + leaf + "." + host;
     }
 
-    static PortNumber port(long p) {
+    public static PortNumber port(long p) {
         return PortNumber.portNumber(p);
     }
 
     /** @return the leaf port facing spine s */
-    PortNumber uplink(int s) {
+    public PortNumber uplink(int s) {
         return port(hostsPerLeaf + s);
     }
 
@@ -137,28 +137,28 @@ final class TestFabric {
      * @param mac  the host's MAC
      * @param ip   its IP
      */
-    void addHost(int leaf, long port, MacAddress mac, String ip) {
+    public void addHost(int leaf, long port, MacAddress mac, String ip) {
         Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE,
                 new HostLocation(leaf(leaf), port(port), 0L), ImmutableSet.of(IpAddress.valueOf(ip)));
         hostMap.put(h.id(), h);
     }
 
     /** Adds a host without a location (known to ONOS, not placed). */
-    void addUnlocatedHost(MacAddress mac, String ip) {
+    public void addUnlocatedHost(MacAddress mac, String ip) {
         Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE, HostLocation.NONE,
                 ImmutableSet.of(IpAddress.valueOf(ip)));
         hostMap.put(h.id(), h);
     }
 
     /** Adds a second host with the given IP on leaf 1 port 9 (makes that IP ambiguous). */
-    void addHostWithIp(MacAddress mac, String ip) {
+    public void addHostWithIp(MacAddress mac, String ip) {
         Host h = new DefaultHost(PID, HostId.hostId(mac, VlanId.NONE), mac, VlanId.NONE,
                 new HostLocation(leaf(1), port(9), 0L), ImmutableSet.of(IpAddress.valueOf(ip)));
         hostMap.put(h.id(), h);
     }
 
     /** Takes both directions of the link between a leaf and a spine down. */
-    void linkDown(int leafNo, int spineNo) {
+    public void linkDown(int leafNo, int spineNo) {
         List<Link> gone = linkList.stream()
                 .filter(k -> k.src().deviceId().equals(leaf(leafNo)) && k.dst().deviceId().equals(spine(spineNo))
                         || k.src().deviceId().equals(spine(spineNo)) && k.dst().deviceId().equals(leaf(leafNo)))
@@ -174,7 +174,7 @@ final class TestFabric {
     private final List<Link> linksCut = new ArrayList<>();
 
     /** Brings both directions of a link taken down with {@link #linkDown} back. */
-    void linkUp(int leafNo, int spineNo) {
+    public void linkUp(int leafNo, int spineNo) {
         List<Link> back = linksCut.stream()
                 .filter(k -> k.src().deviceId().equals(leaf(leafNo)) && k.dst().deviceId().equals(spine(spineNo))
                         || k.src().deviceId().equals(spine(spineNo)) && k.dst().deviceId().equals(leaf(leafNo)))
@@ -187,7 +187,7 @@ final class TestFabric {
     }
 
     /** Takes a device down (unavailable) and its links with it. */
-    void deviceDown(DeviceId id) {
+    public void deviceDown(DeviceId id) {
         down.add(id);
         devices.fire(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, deviceMap.get(id)));
         List<Link> gone = linkList.stream()
@@ -201,7 +201,7 @@ final class TestFabric {
     }
 
     /** Brings a device taken down back with its links, in ONOS's order: the device, then its links. */
-    void deviceUp(DeviceId id) {
+    public void deviceUp(DeviceId id) {
         down.remove(id);
         devices.fire(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, deviceMap.get(id)));
         for (Link k : linksOfDown.getOrDefault(id, List.of())) {
@@ -214,7 +214,7 @@ final class TestFabric {
      * Attaches more hosts to a leaf: host h (first..first+count-1) on port 100+h, each announced with
      * HOST_ADDED.
      */
-    void addHosts(int l, int first, int count) {
+    public void addHosts(int l, int first, int count) {
         for (int h = first; h < first + count; h++) {
             Host host = host(l, h, leaf(l), 100 + h);
             hostMap.put(host.id(), host);
@@ -223,7 +223,7 @@ final class TestFabric {
     }
 
     /** Moves host h of leaf l to another leaf port. */
-    void moveHost(int l, int h, DeviceId to, long port) {
+    public void moveHost(int l, int h, DeviceId to, long port) {
         Host before = hostMap.get(HostId.hostId(mac(l, h), VlanId.NONE));
         Host after = host(l, h, to, port);
         hostMap.put(after.id(), after);

@@ -32,7 +32,7 @@ public final class Lab implements AutoCloseable {
     public static final List<String> COMPONENTS = List.of(
             "org.onosproject.codec.impl.CodecManager",
             "org.mcast4ai.codec.Mcast4aiCodecRegistrator",
-            "org.mcast4ai.impl.DistributedP2mpGroupStore",
+            "org.mcast4ai.impl.store.DistributedP2mpGroupStore",
             "org.mcast4ai.impl.P2mpGroupManager");
 
     /** The REST module's JAX-RS application. */

@@ -46,7 +46,7 @@ class ComponentHostTest {
     void unsatisfiedMandatoryReferenceFailsLoudly() {
         ComponentHost host = new ComponentHost(new ServiceRegistry());
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> host.activate(List.of("org.mcast4ai.impl.DistributedP2mpGroupStore")));
+                () -> host.activate(List.of("org.mcast4ai.impl.store.DistributedP2mpGroupStore")));
         assertTrue(e.getMessage().contains("org.onosproject.store.service.StorageService"), e.getMessage());
     }
 
@@ -78,7 +78,7 @@ class ComponentHostTest {
                 .configure("org.mcast4ai.impl.P2mpGroupManager", "installerThreads", 3);
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         try {
-            host.activate(List.of("org.mcast4ai.impl.DistributedP2mpGroupStore",
+            host.activate(List.of("org.mcast4ai.impl.store.DistributedP2mpGroupStore",
                                   "org.mcast4ai.impl.P2mpGroupManager"));
             long lanes = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> !before.contains(t) && t.getName().contains("mcast4ai-installer-")).count();

@@ -1,5 +1,7 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.compile;
 
+import org.mcast4ai.impl.fabric.FabricView;
+import org.mcast4ai.impl.lifecycle.InstallAttempt;
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
@@ -8,7 +10,7 @@ import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.engine.FabricSnapshot;
-import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.compile.BitmapReplication.BitmapDecision;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.Programmed;
 import org.mcast4ai.impl.program.TreeBranch;
@@ -25,18 +27,18 @@ import static org.slf4j.LoggerFactory.getLogger;
  * index watches, the replication mode to record, a precondition the entries wait for). This is the only place
  * that knows the replication modes; the loop that programs the difference does not.
  */
-final class Desired {
-    final Set<DeviceEntry> entries;
-    final Set<String> kinds;
-    final GroupPlan plan;
-    final Set<HostId> hosts;
-    final GroupState outcome;
-    final String reason;
-    final Set<Endpoint> unreachable;
-    final FailureKind failure;
-    final BitmapDecision mode;
+public final class Desired {
+    public final Set<DeviceEntry> entries;
+    public final Set<String> kinds;
+    public final GroupPlan plan;
+    public final Set<HostId> hosts;
+    public final GroupState outcome;
+    public final String reason;
+    public final Set<Endpoint> unreachable;
+    public final FailureKind failure;
+    public final BitmapDecision mode;
     // non-null: the entries must not go out yet (the reason the group waits with in INSTALLING)
-    final String waitingFor;
+    public final String waitingFor;
 
     private Desired(Set<DeviceEntry> entries, Set<String> kinds, GroupPlan plan, Set<HostId> hosts,
                     GroupState outcome, String reason, Set<Endpoint> unreachable, FailureKind failure,
@@ -54,15 +56,15 @@ final class Desired {
     }
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
-    static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
+    public static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
 
     /** Compiles desired state: TREE through the tree compiler, BITMAP through the bitmap decision. */
-    static final class Compiler {
+    public static final class Compiler {
         private final Logger log = getLogger(getClass());
         private final GroupCompiler trees;
         private final BitmapReplication bitmaps;
 
-        Compiler(GroupCompiler trees, BitmapReplication bitmaps) {
+        public Compiler(GroupCompiler trees, BitmapReplication bitmaps) {
             this.trees = trees;
             this.bitmaps = bitmaps;
         }
@@ -73,7 +75,7 @@ final class Desired {
          * @param installed its record (a group whose tree cannot be computed keeps its index entry)
          * @return what the group should have
          */
-        Desired compile(P2mpGroup group, FabricView view, Programmed installed) {
+        public Desired compile(P2mpGroup group, FabricView view, Programmed installed) {
             FabricSnapshot fabric = view.snapshot();
             BitmapDecision bd = bitmaps.decide(group, fabric);
             if (bd.choice.failure() != null) {

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;

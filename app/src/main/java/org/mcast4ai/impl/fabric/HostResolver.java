@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.fabric;
 
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * address. A name that matches no host, or several, or a host without a location, is refused with a
  * message that says which.
  */
-final class HostResolver {
+public final class HostResolver {
     private static final Pattern MAC = Pattern.compile("(?i)[0-9a-f]{2}([:-][0-9a-f]{2}){5}");
     /** Parsed host ids by name; names repeat across requests and parsing them is regex work. */
     private static final int MAX_PARSED = 1 << 16;
@@ -28,7 +28,7 @@ final class HostResolver {
     private final Map<String, HostId> parsed = new ConcurrentHashMap<>();
     private final Map<HostId, String> names = new ConcurrentHashMap<>();
 
-    HostResolver(HostService hostService) {
+    public HostResolver(HostService hostService) {
         this.hostService = hostService;
     }
 
@@ -37,7 +37,7 @@ final class HostResolver {
      * @return the host, which has a location
      * @throws GroupException INVALID if the name is malformed, unknown, ambiguous or the host is unlocated
      */
-    Host resolve(Endpoint endpoint) {
+    public Host resolve(Endpoint endpoint) {
         Host host = find(endpoint.host());
         // one location lookup: ONOS derives location() from locations() on every call
         HostLocation location = host.location();
@@ -53,7 +53,7 @@ final class HostResolver {
      * @param endpoint endpoint
      * @return the host id, or null if the endpoint does not resolve to a located host
      */
-    HostId resolveOrNull(Endpoint endpoint) {
+    public HostId resolveOrNull(Endpoint endpoint) {
         try {
             return resolve(endpoint).id();
         } catch (GroupException e) {
@@ -68,7 +68,7 @@ final class HostResolver {
      * @param endpoint endpoint
      * @return the host id, or null if the name is malformed, unknown or ambiguous
      */
-    HostId idOrNull(Endpoint endpoint) {
+    public HostId idOrNull(Endpoint endpoint) {
         String name = endpoint.host();
         try {
             return name.indexOf('/') >= 0 ? parse(name) : find(name).id();
@@ -82,7 +82,7 @@ final class HostResolver {
      * @return its text ({@code MAC/VLAN}), as the fabric snapshot names hosts; kept, since formatting a MAC
      *         address costs a {@code String.format} per byte
      */
-    String nameOf(HostId id) {
+    public String nameOf(HostId id) {
         String name = names.get(id);
         if (name == null) {
             name = id.toString();

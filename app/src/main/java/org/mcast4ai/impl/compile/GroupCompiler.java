@@ -1,5 +1,7 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.compile;
 
+import org.mcast4ai.impl.fabric.FabricView;
+import org.mcast4ai.impl.fabric.HostResolver;
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
@@ -28,7 +30,7 @@ import java.util.Set;
  * ONOS device ids and port numbers. Receivers that do not resolve or that the tree cannot reach are
  * reported, not fatal; a source that cannot be placed is.
  */
-final class GroupCompiler {
+public final class GroupCompiler {
 
     /** What compiling a group produced. */
     static final class Result {
@@ -56,7 +58,7 @@ final class GroupCompiler {
     private final HostResolver hosts;
     private final TreeComputer trees;
 
-    GroupCompiler(HostResolver hosts, TreeComputer trees) {
+    public GroupCompiler(HostResolver hosts, TreeComputer trees) {
         this.hosts = hosts;
         this.trees = trees;
     }
@@ -66,7 +68,7 @@ final class GroupCompiler {
      * @param view   the fabric with its ONOS ids
      * @return the plan and what it could not reach
      */
-    Result compile(P2mpGroup group, FabricView view) {
+    public Result compile(P2mpGroup group, FabricView view) {
         FabricSnapshot fabric = view.snapshot();
         Set<HostId> resolved = new LinkedHashSet<>();
         HostId sourceId = hosts.idOrNull(group.request().source());

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.fabric;
 
 import org.mcast4ai.engine.FabricSnapshot;
 import org.onosproject.net.Device;
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Topology events only {@link #invalidate()} the snapshot; it is rebuilt on the next
  * {@link #snapshot()}, so a burst of events costs one rebuild.
  */
-final class FabricSnapshotFactory {
+public final class FabricSnapshotFactory {
     private final DeviceService deviceService;
     private final LinkService linkService;
     private final HostService hostService;
@@ -32,24 +32,24 @@ final class FabricSnapshotFactory {
     private volatile FabricView current;
     private volatile long builtFrom = -1;
 
-    FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
+    public FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
         this.deviceService = deviceService;
         this.linkService = linkService;
         this.hostService = hostService;
     }
 
     /** Marks the snapshot stale; the next {@link #snapshot()} rebuilds it. */
-    void invalidate() {
+    public void invalidate() {
         generation.incrementAndGet();
     }
 
     /** @return a snapshot no older than the last {@link #invalidate()} */
-    FabricSnapshot snapshot() {
+    public FabricSnapshot snapshot() {
         return view().snapshot();
     }
 
     /** @return the current snapshot with its ONOS ids, no older than the last {@link #invalidate()} */
-    FabricView view() {
+    public FabricView view() {
         FabricView s = current;
         if (s != null && builtFrom == generation.get()) {
             return s;

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.monitor;
 
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.GroupPlan;
@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * enough for topology events: a group compiled while an event is handled compiles on the new snapshot
  * anyway.
  */
-final class GroupIndex {
+public final class GroupIndex {
     private static final int STRIPES = 64;
 
     private final Map<DeviceId, Set<Long>> byDevice = new ConcurrentHashMap<>();
@@ -31,18 +31,18 @@ final class GroupIndex {
     private final Object[] stripes = new Object[STRIPES];
 
     private static final class Entry {
-        final Set<DeviceId> devices;
-        final Set<LinkKey> links;
-        final Set<HostId> hosts;
+        public final Set<DeviceId> devices;
+        public final Set<LinkKey> links;
+        public final Set<HostId> hosts;
 
-        Entry(Set<DeviceId> devices, Set<LinkKey> links, Set<HostId> hosts) {
+        public Entry(Set<DeviceId> devices, Set<LinkKey> links, Set<HostId> hosts) {
             this.devices = devices;
             this.links = links;
             this.hosts = hosts;
         }
     }
 
-    GroupIndex() {
+    public GroupIndex() {
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
         }
@@ -59,7 +59,7 @@ final class GroupIndex {
      * @param plan  the group's plan
      * @param hosts hosts the group names (source and receivers)
      */
-    void put(long group, GroupPlan plan, Set<HostId> hosts) {
+    public void put(long group, GroupPlan plan, Set<HostId> hosts) {
         synchronized (lockOf(group)) {
             removeLocked(group);
             ImmutableSet.Builder<LinkKey> links = ImmutableSet.builder();
@@ -82,7 +82,7 @@ final class GroupIndex {
      * @param plan  the group's plan (used when the group is not indexed yet)
      * @param hosts hosts to index
      */
-    void putIfAbsent(long group, GroupPlan plan, Set<HostId> hosts) {
+    public void putIfAbsent(long group, GroupPlan plan, Set<HostId> hosts) {
         synchronized (lockOf(group)) {
             if (!entries.containsKey(group)) {
                 put(group, plan, hosts);
@@ -91,7 +91,7 @@ final class GroupIndex {
     }
 
     /** @param group group id to forget */
-    void remove(long group) {
+    public void remove(long group) {
         synchronized (lockOf(group)) {
             removeLocked(group);
         }
@@ -125,7 +125,7 @@ final class GroupIndex {
      * @param device device
      * @return groups with a branch on it
      */
-    Set<Long> byDevice(DeviceId device) {
+    public Set<Long> byDevice(DeviceId device) {
         return ImmutableSet.copyOf(byDevice.getOrDefault(device, Set.of()));
     }
 
@@ -133,7 +133,7 @@ final class GroupIndex {
      * @param link link (either direction matches)
      * @return groups whose tree uses it
      */
-    Set<Long> byLink(LinkKey link) {
+    public Set<Long> byLink(LinkKey link) {
         // links change rarely and groups often: no link index to maintain per group, the groups of either end
         // device are checked instead
         LinkKey reverse = LinkKey.linkKey(link.dst(), link.src());
@@ -153,12 +153,12 @@ final class GroupIndex {
      * @param host host
      * @return groups naming it as source or receiver
      */
-    Set<Long> byHost(HostId host) {
+    public Set<Long> byHost(HostId host) {
         return ImmutableSet.copyOf(byHost.getOrDefault(host, Set.of()));
     }
 
     /** @return number of indexed groups */
-    int size() {
+    public int size() {
         return entries.size();
     }
 }

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.onosproject.store.StoreDelegate;

@@ -1,11 +1,12 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.compile;
 
+import org.mcast4ai.impl.store.P2mpGroupStore;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
-import org.mcast4ai.impl.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.compile.BitmapReplication.BitmapDecision;
 
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
  * A compile takes microseconds: writing COMPILING on its own would cost every group one more store write and
  * one more event for a state nobody could act on.
  */
-final class CompileStep {
+public final class CompileStep {
     private final P2mpGroupStore store;
     private final P2mpGroup read;
     private final String why;
@@ -31,7 +32,7 @@ final class CompileStep {
      * @param why   what asked for the compile (the COMPILING reason)
      * @param clock wall clock, ms
      */
-    CompileStep(P2mpGroupStore store, P2mpGroup read, String why, LongSupplier clock) {
+    public CompileStep(P2mpGroupStore store, P2mpGroup read, String why, LongSupplier clock) {
         this.store = store;
         this.read = read;
         this.why = why;
@@ -39,7 +40,7 @@ final class CompileStep {
     }
 
     /** @return the record as read */
-    P2mpGroup group() {
+    public P2mpGroup group() {
         return read;
     }
 
@@ -48,7 +49,7 @@ final class CompileStep {
      *
      * @param decision the decision
      */
-    void mode(BitmapDecision decision) {
+    public void mode(BitmapDecision decision) {
         this.mode = decision;
     }
 
@@ -60,7 +61,7 @@ final class CompileStep {
      * @param unreachable receivers the group cannot reach, or null to keep the recorded ones
      * @return the record written, or null if the record changed since it was read (nothing is written)
      */
-    P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable) {
+    public P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable) {
         return finish(to, reason, unreachable, null);
     }
 
@@ -73,8 +74,8 @@ final class CompileStep {
      * @param failure     the kind of failure (FAILED only)
      * @return the group written, or null if the record changed since it was read
      */
-    P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable,
-                     FailureKind failure) {
+    public P2mpGroup finish(GroupState to, String reason, Set<Endpoint> unreachable,
+                            FailureKind failure) {
         boolean[] written = {false};
         P2mpGroup result = store.update(read.id(), cur -> {
             written[0] = false;
@@ -100,7 +101,7 @@ final class CompileStep {
      * @param decision a replication decision
      * @return true if the group's record already holds the decided mode and reason
      */
-    static boolean recorded(P2mpGroup group, BitmapDecision decision) {
+    public static boolean recorded(P2mpGroup group, BitmapDecision decision) {
         ReplicationMode m = decision.choice.mode();
         String reason = decision.choice.reason().isEmpty() ? group.modeReason() : decision.choice.reason();
         return group.effectiveMode() == m && group.modeReason().equals(reason);

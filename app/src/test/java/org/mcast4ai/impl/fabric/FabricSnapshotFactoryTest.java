@@ -1,5 +1,6 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.fabric;
 
+import org.mcast4ai.impl.TestFabric;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.Role;

@@ -1,5 +1,6 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.monitor;
 
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -31,10 +32,10 @@ import java.util.concurrent.Executor;
  * it, events that add something re-compile the groups that wait for the fabric (DEGRADED or unreachable).
  * Events are handed to the manager's executor at once, so ONOS's event threads never compute trees.
  */
-final class TopologyMonitor {
+public final class TopologyMonitor {
 
     /** Receives the groups a topology change affects. */
-    interface Handler {
+    public interface Handler {
         /**
          * @param groups      groups that use what changed
          * @param improvement true if something was added (groups waiting for the fabric should retry)
@@ -62,8 +63,8 @@ final class TopologyMonitor {
     private final LinkListener linkListener = new InternalLinkListener();
     private final HostListener hostListener = new InternalHostListener();
 
-    TopologyMonitor(DeviceService deviceService, LinkService linkService, HostService hostService,
-                    FabricSnapshotFactory snapshots, GroupIndex index, Executor executor, Handler handler) {
+    public TopologyMonitor(DeviceService deviceService, LinkService linkService, HostService hostService,
+                           FabricSnapshotFactory snapshots, GroupIndex index, Executor executor, Handler handler) {
         this.deviceService = deviceService;
         this.linkService = linkService;
         this.hostService = hostService;
@@ -74,14 +75,14 @@ final class TopologyMonitor {
     }
 
     /** Starts listening. */
-    void start() {
+    public void start() {
         deviceService.addListener(deviceListener);
         linkService.addListener(linkListener);
         hostService.addListener(hostListener);
     }
 
     /** Stops listening. */
-    void stop() {
+    public void stop() {
         deviceService.removeListener(deviceListener);
         linkService.removeListener(linkListener);
         hostService.removeListener(hostListener);
@@ -89,12 +90,12 @@ final class TopologyMonitor {
 
     /** One change, resolved to groups when the burst it came in is handled. */
     private static final class Change {
-        final Supplier<Set<Long>> groups;
-        final boolean improvement;
-        final String why;
-        final DeviceId returned;
+        public final Supplier<Set<Long>> groups;
+        public final boolean improvement;
+        public final String why;
+        public final DeviceId returned;
 
-        Change(Supplier<Set<Long>> groups, boolean improvement, String why,
+        public Change(Supplier<Set<Long>> groups, boolean improvement, String why,
                DeviceId returned) {
             this.groups = groups;
             this.improvement = improvement;

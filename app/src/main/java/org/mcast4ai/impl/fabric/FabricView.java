@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.fabric;
 
 import com.google.common.collect.ImmutableMap;
 import org.mcast4ai.engine.FabricSnapshot;
@@ -13,7 +13,7 @@ import java.util.Map;
  * every {@link HostId}, built once with the snapshot so that compiling a group maps between engine indices
  * and ONOS ids without parsing or formatting names.
  */
-final class FabricView {
+public final class FabricView {
     private final FabricSnapshot snapshot;
     private final DeviceId[] devices;
     private final Map<HostId, Integer> hosts;
@@ -38,7 +38,7 @@ final class FabricView {
     }
 
     /** @return the engine's snapshot */
-    FabricSnapshot snapshot() {
+    public FabricSnapshot snapshot() {
         return snapshot;
     }
 
@@ -46,7 +46,7 @@ final class FabricView {
      * @param sw switch index of the snapshot
      * @return its device id
      */
-    DeviceId device(int sw) {
+    public DeviceId device(int sw) {
         return devices[sw];
     }
 
@@ -54,7 +54,7 @@ final class FabricView {
      * @param number an OpenFlow port number
      * @return its PortNumber (shared for numbers below 4096)
      */
-    static PortNumber port(long number) {
+    public static PortNumber port(long number) {
         if (number < 0 || number >= PORTS.length) {
             return PortNumber.portNumber(number);
         }
@@ -70,7 +70,7 @@ final class FabricView {
      * @param host ONOS host id
      * @return its host index in the snapshot, or -1 if the snapshot has no such (located) host
      */
-    int hostIndex(HostId host) {
+    public int hostIndex(HostId host) {
         Integer i = hosts.get(host);
         return i == null ? -1 : i;
     }

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.P2mpGroup;
@@ -30,22 +30,22 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @return the stored group
      * @throws org.mcast4ai.api.GroupException CONFLICT if the key is taken, LIMIT if the pool is exhausted
      */
-    P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis);
+    public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis);
 
     /**
      * @param id group id
      * @return the group, if stored
      */
-    Optional<P2mpGroup> get(P2mpGroupId id);
+    public Optional<P2mpGroup> get(P2mpGroupId id);
 
     /**
      * @param key tenant + name
      * @return the group with that key, if stored
      */
-    Optional<P2mpGroup> get(GroupKey key);
+    public Optional<P2mpGroup> get(GroupKey key);
 
     /** @return every stored group (any order) */
-    Collection<P2mpGroup> getAll();
+    public Collection<P2mpGroup> getAll();
 
     /**
      * Applies a change to the current value, retrying on concurrent updates. The change may throw a
@@ -57,7 +57,7 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @return the value after the change
      * @throws org.mcast4ai.api.GroupException NOT_FOUND if there is no such group
      */
-    P2mpGroup update(P2mpGroupId id, UnaryOperator<P2mpGroup> change);
+    public P2mpGroup update(P2mpGroupId id, UnaryOperator<P2mpGroup> change);
 
     /**
      * Removes a group's record and frees its key, address and installed plan.
@@ -65,13 +65,13 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @param id group id
      * @return the removed group, if there was one
      */
-    Optional<P2mpGroup> remove(P2mpGroupId id);
+    public Optional<P2mpGroup> remove(P2mpGroupId id);
 
     /**
      * @param id group id
      * @return what the group has on the switches (acknowledged and maybe half-installed), empty if nothing
      */
-    Programmed programmed(P2mpGroupId id);
+    public Programmed programmed(P2mpGroupId id);
 
     /**
      * Records what a group has on the switches; an empty record is removed. Written before a batch is sent
@@ -80,34 +80,34 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @param id     group id
      * @param record the record
      */
-    void setProgrammed(P2mpGroupId id, Programmed record);
+    public void setProgrammed(P2mpGroupId id, Programmed record);
 
     /** @return every non-empty record by group */
-    Map<P2mpGroupId, Programmed> programmedAll();
+    public Map<P2mpGroupId, Programmed> programmedAll();
 
     /** @return the record of the static BITMAP tables, or null if none was ever sent */
-    StaticTables staticTables();
+    public StaticTables staticTables();
 
     /**
      * Records the static BITMAP tables' state (by the instance that programs them).
      *
      * @param tables the record
      */
-    void setStaticTables(StaticTables tables);
+    public void setStaticTables(StaticTables tables);
 
     /**
      * @param listener called on every instance, on the store's thread, when the static tables' record changes
      */
-    void addStaticTablesListener(Runnable listener);
+    public void addStaticTablesListener(Runnable listener);
 
     /** @param listener a listener added before */
-    void removeStaticTablesListener(Runnable listener);
+    public void removeStaticTablesListener(Runnable listener);
 
     /**
      * @param tenant tenant
      * @return how many groups (any state) the tenant holds
      */
-    int tenantGroupCount(String tenant);
+    public int tenantGroupCount(String tenant);
 
     /**
      * Stable receiver position indices (the bit index table's entries): positions seen before keep their
@@ -117,5 +117,5 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @param positions position keys ({@code leaf/port}) of the current fabric
      * @return every known position's index (including positions no longer in the fabric)
      */
-    Map<String, Integer> bitPositions(Collection<String> positions);
+    public Map<String, Integer> bitPositions(Collection<String> positions);
 }

@@ -1,5 +1,9 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.lifecycle;
 
+import org.mcast4ai.impl.compile.BitmapReplication;
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.mcast4ai.impl.monitor.GroupIndex;
+import org.mcast4ai.impl.store.P2mpGroupStore;
 import java.util.concurrent.atomic.LongAdder;
 import org.mcast4ai.api.FailureKind;
 import org.mcast4ai.api.GroupState;
@@ -23,7 +27,7 @@ import static org.slf4j.LoggerFactory.getLogger;
  * the static BITMAP tables change under them, and when this instance takes them over (restart, partitions
  * moved). A group queued and not yet started is not queued twice.
  */
-final class GroupScheduler {
+public final class GroupScheduler {
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
@@ -35,8 +39,9 @@ final class GroupScheduler {
     private final GroupIndex index;
     private final Set<Long> queued = ConcurrentHashMap.newKeySet();
 
-    GroupScheduler(P2mpGroupStore store, GroupInstaller installer, GroupLanes lanes, WorkPartitionService partitions,
-                   BitmapReplication bitmaps, FabricSnapshotFactory snapshots, GroupIndex index) {
+    public GroupScheduler(P2mpGroupStore store, GroupInstaller installer, GroupLanes lanes,
+                          WorkPartitionService partitions, BitmapReplication bitmaps, FabricSnapshotFactory snapshots,
+                          GroupIndex index) {
         this.store = store;
         this.installer = installer;
         this.lanes = lanes;
@@ -64,7 +69,7 @@ final class GroupScheduler {
      *
      * @param task the work
      */
-    void later(Runnable task) {
+    public void later(Runnable task) {
         if (!lanes.fabric(task)) {
             log.debug("Stopped; task dropped");
         }
@@ -75,7 +80,7 @@ final class GroupScheduler {
      *
      * @param event the event
      */
-    void stored(P2mpGroupEvent event) {
+    public void stored(P2mpGroupEvent event) {
         P2mpGroup g = event.subject();
         if (event.type() != P2mpGroupEvent.Type.GROUP_REMOVED
                 && (g.state() == GroupState.SUBMITTED || g.state() == GroupState.WITHDRAWING)
@@ -91,7 +96,7 @@ final class GroupScheduler {
      * @param improvement true if something came up (groups waiting for the fabric may now reach more)
      * @param why         what changed, for the groups' history
      */
-    void topologyChanged(Set<Long> groups, boolean improvement, String why) {
+    public void topologyChanged(Set<Long> groups, boolean improvement, String why) {
         Set<Long> todo = new LinkedHashSet<>(groups);
         if (improvement) {
             todo.addAll(installer.waitingForFabric());
@@ -119,7 +124,7 @@ final class GroupScheduler {
      * The static BITMAP tables are in place: AUTO groups that waited for them on TREE, and BITMAP groups that
      * waited (or failed waiting), are decided again.
      */
-    void staticTablesInPlace() {
+    public void staticTablesInPlace() {
         for (P2mpGroup g : store.getAll()) {
             boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
                     && g.effectiveMode() != ReplicationMode.BITMAP && g.state() != GroupState.FAILED;
@@ -138,7 +143,7 @@ final class GroupScheduler {
      *
      * @param device the switch
      */
-    void deviceReturned(DeviceId device) {
+    public void deviceReturned(DeviceId device) {
         Set<P2mpGroupId> todo = new LinkedHashSet<>();
         store.programmedAll().forEach((id, record) -> {
             if (record.devices().contains(device)) {
@@ -158,7 +163,7 @@ final class GroupScheduler {
      *
      * @return groups scheduled for repair
      */
-    int audit() {
+    public int audit() {
         int n = 0;
         for (P2mpGroup g : store.getAll()) {
             if ((g.state() == GroupState.INSTALLED || g.state() == GroupState.DEGRADED) && isMine(g.id())
@@ -177,19 +182,19 @@ final class GroupScheduler {
     private volatile OrphanSweep sweep;
 
     /** @param sweep what removes the app's rules no group needs, after every audit (one instance does it) */
-    void setSweep(OrphanSweep sweep) {
+    public void setSweep(OrphanSweep sweep) {
         this.sweep = sweep;
     }
 
     /** @return rules removed because no group needed them */
-    long orphansRemoved() {
+    public long orphansRemoved() {
         return sweep == null ? 0 : sweep.removedCount();
     }
 
     private final LongAdder audits = new LongAdder();
 
     /** @return audits run */
-    long auditCount() {
+    public long auditCount() {
         return audits.sum();
     }
 
@@ -199,7 +204,7 @@ final class GroupScheduler {
      * lives only in memory from the fabric as it is now: the topology index with the groups' hosts, the groups
      * waiting for the fabric to reach more receivers, and it sends whatever ONOS's flow store lacks.
      */
-    void resumeOwnedGroups() {
+    public void resumeOwnedGroups() {
         // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
         bitmaps.refreshFit(snapshots.snapshot());
         bitmaps.ownershipChanged();

@@ -1,5 +1,8 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.compile;
 
+import org.mcast4ai.impl.fabric.HostResolver;
+import org.mcast4ai.impl.store.P2mpGroupStore;
+import org.mcast4ai.impl.store.StaticTables;
 import com.google.common.collect.ImmutableSet;
 import java.util.concurrent.RejectedExecutionException;
 import org.mcast4ai.api.Endpoint;
@@ -32,7 +35,7 @@ import static org.slf4j.LoggerFactory.getLogger;
  * (derived once per snapshot, when the static tables are also brought in line), and the per-group choice
  * between BITMAP and TREE.
  */
-final class BitmapReplication {
+public final class BitmapReplication {
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
@@ -74,7 +77,7 @@ final class BitmapReplication {
      * @param programmer the OpenFlow BITMAP programmer, or null if BITMAP cannot be programmed (no group
      *                   service)
      */
-    BitmapReplication(P2mpGroupStore store, HostResolver hosts, OpenFlowBitmapProgrammer programmer) {
+    public BitmapReplication(P2mpGroupStore store, HostResolver hosts, OpenFlowBitmapProgrammer programmer) {
         this.store = store;
         this.hosts = hosts;
         this.programmer = programmer;
@@ -84,7 +87,7 @@ final class BitmapReplication {
     }
 
     /** @return the programmer, or null */
-    OpenFlowBitmapProgrammer programmer() {
+    public OpenFlowBitmapProgrammer programmer() {
         return programmer;
     }
 
@@ -96,7 +99,7 @@ final class BitmapReplication {
      * @param fabric the current snapshot
      * @return its layout
      */
-    synchronized BitmapLayout layout(FabricSnapshot fabric) {
+    public synchronized BitmapLayout layout(FabricSnapshot fabric) {
         if (fabric == layoutOf) {
             return layout;
         }
@@ -185,7 +188,7 @@ final class BitmapReplication {
     private volatile ScheduledExecutorService retryTimer;
 
     /** @param timer where retries of refused static tables are scheduled (null: none) */
-    void setRetryTimer(ScheduledExecutorService timer) {
+    public void setRetryTimer(ScheduledExecutorService timer) {
         this.retryTimer = timer;
     }
 
@@ -201,7 +204,7 @@ final class BitmapReplication {
      * @return true once the switches acknowledged the static tables of the snapshot's layout (sent by this
      *         instance, or by the instance that owns them: its record names the same entries)
      */
-    synchronized boolean staticReady(FabricSnapshot fabric) {
+    public synchronized boolean staticReady(FabricSnapshot fabric) {
         if (programmer == null) {
             return false;
         }
@@ -220,7 +223,7 @@ final class BitmapReplication {
     /**
      * @param owner true on the one instance that programs the static tables
      */
-    void setOwner(BooleanSupplier owner) {
+    public void setOwner(BooleanSupplier owner) {
         this.owner = owner;
     }
 
@@ -228,7 +231,7 @@ final class BitmapReplication {
      * Ownership of the static tables may have moved (partitions moved, an instance restarted): the new owner
      * brings the switches in line with the current layout.
      */
-    synchronized void ownershipChanged() {
+    public synchronized void ownershipChanged() {
         if (layout != null && inUse && owner.getAsBoolean() && staticSent != layout) {
             applyStatic(layout);
         }
@@ -261,7 +264,7 @@ final class BitmapReplication {
     /**
      * @param task what to do when the switches acknowledged the static tables of the current layout
      */
-    void setOnStaticInPlace(Runnable task) {
+    public void setOnStaticInPlace(Runnable task) {
         onStaticInPlace = task;
     }
 
@@ -272,7 +275,7 @@ final class BitmapReplication {
      * @param fabric the current snapshot
      * @return true if the fabric's fit changed
      */
-    synchronized boolean refreshFit(FabricSnapshot fabric) {
+    public synchronized boolean refreshFit(FabricSnapshot fabric) {
         layout(fabric);
         boolean changed = fitChanged;
         fitChanged = false;
@@ -284,7 +287,7 @@ final class BitmapReplication {
      * @param fabric the current snapshot
      * @return the mode the group gets, and for BITMAP its stamp
      */
-    BitmapDecision decide(P2mpGroup group, FabricSnapshot fabric) {
+    public BitmapDecision decide(P2mpGroup group, FabricSnapshot fabric) {
         ReplicationMode requested = group.request().mode();
         if (requested == ReplicationMode.TREE) {
             return new BitmapDecision(BitmapChoice.decide(requested, true, null), null, Set.of(), Set.of());
@@ -331,7 +334,7 @@ final class BitmapReplication {
      * @param fabric the current snapshot
      * @return its bit map
      */
-    GroupBitmap bitmapOf(P2mpGroup group, FabricSnapshot fabric) {
+    public GroupBitmap bitmapOf(P2mpGroup group, FabricSnapshot fabric) {
         BitmapLayout l = layout(fabric);
         Map<String, Integer> bits = new LinkedHashMap<>();
         long all = 0;

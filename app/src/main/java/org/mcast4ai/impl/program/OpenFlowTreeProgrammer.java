@@ -1,11 +1,8 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.program;
 
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.flow.FlowCookies;
-import org.mcast4ai.impl.program.DeviceEntry;
-import org.mcast4ai.impl.program.FlowRuleProgrammer;
-import org.mcast4ai.impl.program.TreeBranch;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
@@ -51,7 +48,7 @@ import java.util.function.Predicate;
  * {@link FlowRuleProgrammer}'s: a rule's flow id is its match, so a branch with the same in port replaces
  * the old rule and one with another in port has the old rule removed last.
  */
-final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
+public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static final int MAX_TREATMENTS = 4096;
 
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
@@ -59,8 +56,8 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private final Predicate<DeviceId> connected;
     private volatile int tableId;
 
-    OpenFlowTreeProgrammer(FlowRuleService flowRuleService, ApplicationId appId, int tableId,
-                           Predicate<DeviceId> connected) {
+    public OpenFlowTreeProgrammer(FlowRuleService flowRuleService, ApplicationId appId, int tableId,
+                                  Predicate<DeviceId> connected) {
         super(flowRuleService);
         this.appId = appId;
         this.tableId = tableId;
@@ -68,7 +65,7 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     }
 
     /** @param tableId flow table the group rules go into from now on */
-    void setTableId(int tableId) {
+    public void setTableId(int tableId) {
         this.tableId = tableId;
     }
 
@@ -80,7 +77,7 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
      * @param branch the device's part of the plan
      * @return the flow rule
      */
-    FlowRule rule(P2mpGroup group, DeviceId device, GroupPlan.Branch branch) {
+    public FlowRule rule(P2mpGroup group, DeviceId device, GroupPlan.Branch branch) {
         return rule(group, device, branch.inPort(), treatment(branch.outPorts()));
     }
 
@@ -126,7 +123,7 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
      * @param inPort the in port of the entry
      * @return the flow rule to remove
      */
-    FlowRule removal(P2mpGroup group, DeviceId device, PortNumber inPort) {
+    public FlowRule removal(P2mpGroup group, DeviceId device, PortNumber inPort) {
         return rule(group, device, inPort, DefaultTrafficTreatment.emptyTreatment());
     }
 
@@ -160,8 +157,8 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
      * @param table    table id
      * @return the cookie
      */
-    static long cookie(ApplicationId app, DeviceId device, PortNumber inPort, IpAddress address, int priority,
-                       int table) {
+    public static long cookie(ApplicationId app, DeviceId device, PortNumber inPort, IpAddress address, int priority,
+                              int table) {
         return FlowCookies.of(app, device, table, priority, inPort.toLong(), address.getIp4Address().toInt());
     }
 
@@ -186,7 +183,7 @@ final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
      * @param device a device
      * @return true if it is connected (ONOS can program it)
      */
-    boolean connected(DeviceId device) {
+    public boolean connected(DeviceId device) {
         return connected.test(device);
     }
 }

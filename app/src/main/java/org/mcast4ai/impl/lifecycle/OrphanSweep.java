@@ -1,5 +1,6 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.lifecycle;
 
+import org.mcast4ai.impl.store.P2mpGroupStore;
 import java.util.HashMap;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
@@ -32,7 +33,7 @@ import static org.slf4j.LoggerFactory.getLogger;
  * flow store first and the records second: a rule is written into its group's record before it is sent, so a
  * rule being installed is never taken for an orphan.
  */
-final class OrphanSweep {
+public final class OrphanSweep {
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
@@ -43,8 +44,8 @@ final class OrphanSweep {
     private final OpenFlowBitmapProgrammer bitmap;
     private final LongAdder removed = new LongAdder();
 
-    OrphanSweep(P2mpGroupStore store, FlowRuleService flows, ApplicationId appId, Predicate<DeviceId> connected,
-                Map<String, Programmer> programmers, OpenFlowBitmapProgrammer bitmap) {
+    public OrphanSweep(P2mpGroupStore store, FlowRuleService flows, ApplicationId appId, Predicate<DeviceId> connected,
+                       Map<String, Programmer> programmers, OpenFlowBitmapProgrammer bitmap) {
         this.store = store;
         this.flows = flows;
         this.appId = appId;
@@ -54,7 +55,7 @@ final class OrphanSweep {
     }
 
     /** @return rules removed as orphans so far */
-    long removedCount() {
+    public long removedCount() {
         return removed.sum();
     }
 
@@ -63,7 +64,7 @@ final class OrphanSweep {
      *
      * @return how many were removed now
      */
-    int sweep() {
+    public int sweep() {
         List<FlowEntry> mine = new ArrayList<>();
         Iterable<FlowEntry> held = flows.getFlowEntriesById(appId);
         if (held != null) {

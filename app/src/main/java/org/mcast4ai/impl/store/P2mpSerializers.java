@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
@@ -53,9 +53,9 @@ public final class P2mpSerializers {
      * Writes a plan as plain device names and port numbers: its sorted port sets carry a comparator that a
      * field serializer cannot reproduce.
      */
-    static final class GroupPlanSerializer extends Serializer<GroupPlan> {
+    public static final class GroupPlanSerializer extends Serializer<GroupPlan> {
 
-        GroupPlanSerializer() {
+        public GroupPlanSerializer() {
             super(false, true);
         }
 
@@ -107,9 +107,9 @@ public final class P2mpSerializers {
     }
 
     /** Writes a tree entry as its device name, in port and out port numbers. */
-    static final class TreeBranchSerializer extends Serializer<TreeBranch> {
+    public static final class TreeBranchSerializer extends Serializer<TreeBranch> {
 
-        TreeBranchSerializer() {
+        public TreeBranchSerializer() {
             super(false, true);
         }
 
@@ -137,9 +137,9 @@ public final class P2mpSerializers {
     }
 
     /** Writes a group's record: its entries (each with its class) and the installed tree's links. */
-    static final class ProgrammedSerializer extends Serializer<Programmed> {
+    public static final class ProgrammedSerializer extends Serializer<Programmed> {
 
-        ProgrammedSerializer() {
+        public ProgrammedSerializer() {
             super(false, true);
         }
 

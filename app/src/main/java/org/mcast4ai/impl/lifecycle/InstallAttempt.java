@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.lifecycle;
 
 import com.google.common.collect.ImmutableList;
 import org.mcast4ai.api.Endpoint;
@@ -21,27 +21,27 @@ import java.util.stream.Collectors;
  * and the devices' answers as they come (one answer per programmer). Touched on the group's lane, except the
  * answers, which arrive on ONOS's threads (synchronized).
  */
-final class InstallAttempt {
-    final Map<String, List<Move>> moves;
-    final List<ConnectPoint[]> links;
-    final GroupState expected;
-    final GroupState onSuccess;
-    final String successReason;
+public final class InstallAttempt {
+    public final Map<String, List<Move>> moves;
+    public final List<ConnectPoint[]> links;
+    public final GroupState expected;
+    public final GroupState onSuccess;
+    public final String successReason;
     // when success means FAILED (a group that cannot be served has its entries removed): the kind
-    final FailureKind failure;
+    public final FailureKind failure;
     // a preparatory step (entries of another mode go first): on success the group is reconciled again
-    final boolean chain;
+    public final boolean chain;
     volatile Set<DeviceId> devices = Set.of();
-    volatile boolean rerun;
+    public volatile boolean rerun;
     // cancelled on completion so that finished attempts do not stay reachable from the timer queue
-    volatile Future<?> timeout;
+    public volatile Future<?> timeout;
 
     private int pending;
     private final Set<DeviceId> acked = new LinkedHashSet<>();
     private final Map<DeviceId, String> rejected = new LinkedHashMap<>();
 
-    InstallAttempt(Map<String, List<Move>> moves, List<ConnectPoint[]> links, GroupState expected,
-                   GroupState onSuccess, String successReason, FailureKind failure, boolean chain) {
+    public InstallAttempt(Map<String, List<Move>> moves, List<ConnectPoint[]> links, GroupState expected,
+                          GroupState onSuccess, String successReason, FailureKind failure, boolean chain) {
         this.moves = moves;
         this.links = ImmutableList.copyOf(links);
         this.expected = expected;
@@ -52,12 +52,12 @@ final class InstallAttempt {
     }
 
     /** @return true if success means the group is WITHDRAWN */
-    boolean withdrawal() {
+    public boolean withdrawal() {
         return onSuccess == GroupState.WITHDRAWN;
     }
 
     /** @param n how many programmers were given moves and will answer */
-    synchronized void expect(int n) {
+    public synchronized void expect(int n) {
         pending = n;
     }
 
@@ -68,19 +68,19 @@ final class InstallAttempt {
      * @param refused devices that refused, with the reason
      * @return true when it was the last answer expected
      */
-    synchronized boolean answer(Set<DeviceId> ok, Map<DeviceId, String> refused) {
+    public synchronized boolean answer(Set<DeviceId> ok, Map<DeviceId, String> refused) {
         acked.addAll(ok);
         rejected.putAll(refused);
         return --pending == 0;
     }
 
     /** @return devices that acknowledged all their writes so far */
-    synchronized Set<DeviceId> acked() {
+    public synchronized Set<DeviceId> acked() {
         return Set.copyOf(acked);
     }
 
     /** @return devices that refused, with the reason */
-    synchronized Map<DeviceId, String> rejected() {
+    public synchronized Map<DeviceId, String> rejected() {
         return new LinkedHashMap<>(rejected);
     }
 
@@ -88,7 +88,7 @@ final class InstallAttempt {
      * @param endpoints receivers
      * @return {@code ": a, b, ..."} naming at most 8, or empty
      */
-    static String describe(Set<Endpoint> endpoints) {
+    public static String describe(Set<Endpoint> endpoints) {
         if (endpoints.isEmpty()) {
             return "";
         }

@@ -1,5 +1,6 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
+import org.mcast4ai.impl.compile.BitmapReplication;
 import java.util.Objects;
 
 /**

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.store;
 
 import org.onlab.packet.MacAddress;
 import org.mcast4ai.impl.bitmap.BitmapStamp;

@@ -1,5 +1,10 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.lifecycle;
 
+import org.mcast4ai.impl.compile.CompileStep;
+import org.mcast4ai.impl.compile.Desired;
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.mcast4ai.impl.monitor.GroupIndex;
+import org.mcast4ai.impl.store.P2mpGroupStore;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.mcast4ai.api.Endpoint;
@@ -43,7 +48,7 @@ import static org.slf4j.LoggerFactory.getLogger;
  * the group's match on the source leaf). A group's work runs on its lane of {@link GroupLanes}, one task at a
  * time, so a group never has two batches in flight: work asked for meanwhile is done when the batch completes.
  */
-final class GroupInstaller {
+public final class GroupInstaller {
     private final Logger log = getLogger(getClass());
 
     private final P2mpGroupStore store;
@@ -61,9 +66,9 @@ final class GroupInstaller {
     private final LongAdder repairs = new LongAdder();
     private final Set<Long> waitingForFabric = ConcurrentHashMap.newKeySet();
 
-    GroupInstaller(P2mpGroupStore store, Desired.Compiler compiler, FabricSnapshotFactory snapshots,
-                   List<Programmer> programmers, Predicate<DeviceId> connected, GroupIndex index,
-                   GroupLanes lanes, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
+    public GroupInstaller(P2mpGroupStore store, Desired.Compiler compiler, FabricSnapshotFactory snapshots,
+                          List<Programmer> programmers, Predicate<DeviceId> connected, GroupIndex index,
+                          GroupLanes lanes, ScheduledExecutorService timer, LongSupplier clock, IntSupplier timeoutMs) {
         this.store = store;
         this.compiler = compiler;
         this.snapshots = snapshots;
@@ -79,7 +84,7 @@ final class GroupInstaller {
     }
 
     /** @return the programmers by kind */
-    Map<String, Programmer> programmers() {
+    public Map<String, Programmer> programmers() {
         return programmers;
     }
 
@@ -87,7 +92,7 @@ final class GroupInstaller {
      * @param group a settled group
      * @return true if ONOS's stores lack an entry its record says is installed (reads only)
      */
-    boolean needsRepair(P2mpGroup group) {
+    public boolean needsRepair(P2mpGroup group) {
         return !lost(group, store.programmed(group.id())).isEmpty();
     }
 
@@ -104,12 +109,12 @@ final class GroupInstaller {
     }
 
     /** @return how many times a group's entries were found missing from the switches and sent again */
-    long repairCount() {
+    public long repairCount() {
         return repairs.sum();
     }
 
     /** @return ids of groups that wait for the fabric to reach more receivers (DEGRADED or unreachable) */
-    Set<Long> waitingForFabric() {
+    public Set<Long> waitingForFabric() {
         return ImmutableSet.copyOf(waitingForFabric);
     }
 
@@ -120,7 +125,7 @@ final class GroupInstaller {
      * @param id  group id
      * @param why what asked for it (recorded with the COMPILING state), empty if the record says
      */
-    void reconcile(P2mpGroupId id, String why) {
+    public void reconcile(P2mpGroupId id, String why) {
         P2mpGroup group = store.get(id).orElse(null);
         if (group == null) {
             index.remove(id.value());
@@ -242,7 +247,7 @@ final class GroupInstaller {
     }
 
     /** How the FAILED reason of a group whose awaited state never came starts. */
-    static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
+    public static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
 
     /**
      * A group waits for the state its entries need as long as a batch waits for its acknowledgement; then it is

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.impl.lifecycle;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -9,13 +9,13 @@ import java.util.concurrent.RejectedExecutionException;
  * several cores. Fabric-wide work (topology changes, take-over after a restart) runs on lane 0 and hands
  * each group to its lane.
  */
-final class GroupLanes {
+public final class GroupLanes {
     private final Executor[] lanes;
 
     /**
      * @param lanes one executor per lane, each running its tasks one at a time in order
      */
-    GroupLanes(Executor... lanes) {
+    public GroupLanes(Executor... lanes) {
         if (lanes.length == 0) {
             throw new IllegalArgumentException("at least one lane");
         }
@@ -23,7 +23,7 @@ final class GroupLanes {
     }
 
     /** @return how many lanes there are */
-    int size() {
+    public int size() {
         return lanes.length;
     }
 
@@ -31,7 +31,7 @@ final class GroupLanes {
      * @param group group id
      * @return the lane index of the group
      */
-    int laneOf(long group) {
+    public int laneOf(long group) {
         // group ids are sequential: spread them with a multiplicative hash
         long h = group * 0x9E3779B97F4A7C15L;
         return (int) Long.remainderUnsigned(h >>> 16, lanes.length);
@@ -44,7 +44,7 @@ final class GroupLanes {
      * @param task  the task
      * @return false if the lane no longer takes work (the manager stopped)
      */
-    boolean execute(long group, Runnable task) {
+    public boolean execute(long group, Runnable task) {
         return submit(lanes[laneOf(group)], task);
     }
 
@@ -54,12 +54,12 @@ final class GroupLanes {
      * @param task the task
      * @return false if the lane no longer takes work (the manager stopped)
      */
-    boolean fabric(Runnable task) {
+    public boolean fabric(Runnable task) {
         return submit(lanes[0], task);
     }
 
     /** @return lane 0, for components that take an executor for fabric-wide work */
-    Executor fabricExecutor() {
+    public Executor fabricExecutor() {
         return lanes[0];
     }
 

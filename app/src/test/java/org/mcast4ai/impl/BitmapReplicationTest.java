@@ -382,7 +382,8 @@ class BitmapReplicationTest {
         // instance A (the harness) owns the even work partitions, partition 0 among them: the static tables
         h.mine = id -> id % 2 == 0;
         int staticBatches = h.flows.batches().size();
-        P2mpGroupManager b = h.another(id -> id % 2 == 1);
+        java.util.function.LongPredicate[] bOwns = {id -> id % 2 == 1};
+        P2mpGroupManager b = h.another(id -> bOwns[0].test(id));
         assertEquals(staticBatches, h.flows.batches().size(), "the second instance sends no static tables");
         // group 1 is B's: it waits for the tables A sent and the switches have not acknowledged yet
         P2mpGroup g = b.submit(bitmap("a", 2, 1, 3, 1, 4, 2));
@@ -398,6 +399,20 @@ class BitmapReplicationTest {
         assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
         assertNotNull(h.store.programmed(g.id()).installedOne(BitmapStamp.class));
         assertEquals(staticBatches + 1, h.flows.batches().size(), "the static tables once, then B's stamp");
+
+        // A leaves; B takes every partition, the static tables' among them: it brings the switches in line
+        // with its layout (the same entries, so they are re-sent in place) and writes the next record
+        long generation = record.generation();
+        h.mine = id -> false;
+        bOwns[0] = id -> true;
+        int before = h.flows.batches().size();
+        h.partitionsMoved();
+        h.flows.ackAll();
+        assertTrue(h.flows.batches().size() > before, "the new owner sends the static tables");
+        StaticTables after = h.store.staticTables();
+        assertTrue(after.acknowledged() && after.generation() == generation
+                && after.fingerprint().equals(record.fingerprint()), "the same layout, acknowledged: " + after);
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
         b.deactivate(null);
     }
 }

@@ -47,6 +47,9 @@ final class ManagerHarness {
     P2mpGroupManager manager;
     final List<P2mpGroupEvent> events = Collections.synchronizedList(new ArrayList<>());
     LongPredicate mine = id -> true;
+    // every instance's partition listener: partitionsMoved() tells them all, as ONOS does when leaders change
+    private final List<org.onosproject.net.intent.WorkPartitionEventListener> partitionListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     FakeGroupService groups;
     // a flow rule service other than the recording one, and the installer lanes (0: run work inline)
     private final FlowRuleService flowService;
@@ -85,6 +88,12 @@ final class ManagerHarness {
         useStorage(store, storage);
         store.activate();
         manager = newManager(timer);
+    }
+
+    /** Work partitions changed hands (an instance left or came): every instance hears of it. */
+    void partitionsMoved() {
+        partitionListeners.forEach(l -> l.event(new org.onosproject.net.intent.WorkPartitionEvent(
+                org.onosproject.net.intent.WorkPartitionEvent.Type.LEADER_CHANGED, "work-partition-0")));
     }
 
     /** Stops the manager and starts a new one on the same store, fabric and switches (an app restart). */
@@ -131,6 +140,11 @@ final class ManagerHarness {
             @SuppressWarnings("unchecked")
             public <K> boolean isMine(K id, java.util.function.Function<K, Long> hasher) {
                 return partitions.test(hasher.apply(id));
+            }
+
+            @Override
+            public void addListener(org.onosproject.net.intent.WorkPartitionEventListener listener) {
+                partitionListeners.add(listener);
             }
         };
         try {

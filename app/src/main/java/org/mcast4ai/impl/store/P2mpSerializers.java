@@ -62,21 +62,8 @@ public final class P2mpSerializers {
         @Override
         public void write(Kryo kryo, Output out, GroupPlan plan) {
             out.writeInt(plan.branches().size(), true);
-            for (Map.Entry<DeviceId, GroupPlan.Branch> e : plan.branches().entrySet()) {
-                out.writeString(e.getKey().toString());
-                out.writeLong(e.getValue().inPort().toLong());
-                out.writeInt(e.getValue().outPorts().size(), true);
-                for (PortNumber p : e.getValue().outPorts()) {
-                    out.writeLong(p.toLong());
-                }
-            }
-            out.writeInt(plan.links().size(), true);
-            for (ConnectPoint[] link : plan.links()) {
-                for (ConnectPoint cp : link) {
-                    out.writeString(cp.deviceId().toString());
-                    out.writeLong(cp.port().toLong());
-                }
-            }
+            plan.branches().forEach((d, b) -> writeBranch(out, d, b));
+            writeLinks(out, plan.links());
         }
 
         @Override
@@ -84,25 +71,10 @@ public final class P2mpSerializers {
             int n = in.readInt(true);
             Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>();
             for (int i = 0; i < n; i++) {
-                DeviceId device = DeviceId.deviceId(in.readString());
-                PortNumber inPort = PortNumber.portNumber(in.readLong());
-                int outs = in.readInt(true);
-                Set<PortNumber> outPorts = new TreeSet<>((a, b) -> Long.compare(a.toLong(), b.toLong()));
-                for (int k = 0; k < outs; k++) {
-                    outPorts.add(PortNumber.portNumber(in.readLong()));
-                }
-                branches.put(device, new GroupPlan.Branch(inPort, outPorts));
+                TreeBranch b = readBranch(in);
+                branches.put(b.device(), b.branch());
             }
-            int l = in.readInt(true);
-            List<ConnectPoint[]> links = new ArrayList<>(l);
-            for (int i = 0; i < l; i++) {
-                ConnectPoint from = new ConnectPoint(DeviceId.deviceId(in.readString()),
-                        PortNumber.portNumber(in.readLong()));
-                ConnectPoint to = new ConnectPoint(DeviceId.deviceId(in.readString()),
-                        PortNumber.portNumber(in.readLong()));
-                links.add(new ConnectPoint[]{from, to});
-            }
-            return new GroupPlan(branches, links);
+            return new GroupPlan(branches, readLinks(in));
         }
     }
 
@@ -115,24 +87,12 @@ public final class P2mpSerializers {
 
         @Override
         public void write(Kryo kryo, Output out, TreeBranch e) {
-            out.writeString(e.device().toString());
-            out.writeLong(e.branch().inPort().toLong());
-            out.writeInt(e.branch().outPorts().size(), true);
-            for (PortNumber p : e.branch().outPorts()) {
-                out.writeLong(p.toLong());
-            }
+            writeBranch(out, e.device(), e.branch());
         }
 
         @Override
         public TreeBranch read(Kryo kryo, Input in, Class<TreeBranch> type) {
-            DeviceId device = DeviceId.deviceId(in.readString());
-            PortNumber inPort = PortNumber.portNumber(in.readLong());
-            int outs = in.readInt(true);
-            Set<PortNumber> outPorts = new TreeSet<>((a, b) -> Long.compare(a.toLong(), b.toLong()));
-            for (int k = 0; k < outs; k++) {
-                outPorts.add(PortNumber.portNumber(in.readLong()));
-            }
-            return new TreeBranch(device, new GroupPlan.Branch(inPort, outPorts));
+            return readBranch(in);
         }
     }
 
@@ -151,13 +111,7 @@ public final class P2mpSerializers {
                     kryo.writeClassAndObject(out, e);
                 }
             }
-            out.writeInt(p.links().size(), true);
-            for (ConnectPoint[] link : p.links()) {
-                for (ConnectPoint cp : link) {
-                    out.writeString(cp.deviceId().toString());
-                    out.writeLong(cp.port().toLong());
-                }
-            }
+            writeLinks(out, p.links());
         }
 
         @Override
@@ -171,16 +125,50 @@ public final class P2mpSerializers {
                 }
                 sets.add(entries);
             }
-            int l = in.readInt(true);
-            List<ConnectPoint[]> links = new ArrayList<>(l);
-            for (int i = 0; i < l; i++) {
-                ConnectPoint from = new ConnectPoint(DeviceId.deviceId(in.readString()),
-                        PortNumber.portNumber(in.readLong()));
-                ConnectPoint to = new ConnectPoint(DeviceId.deviceId(in.readString()),
-                        PortNumber.portNumber(in.readLong()));
-                links.add(new ConnectPoint[]{from, to});
-            }
-            return new Programmed(sets.get(0), sets.get(1), links);
+            return new Programmed(sets.get(0), sets.get(1), readLinks(in));
         }
+    }
+
+    private static void writeBranch(Output out, DeviceId device, GroupPlan.Branch branch) {
+        out.writeString(device.toString());
+        out.writeLong(branch.inPort().toLong());
+        out.writeInt(branch.outPorts().size(), true);
+        for (PortNumber p : branch.outPorts()) {
+            out.writeLong(p.toLong());
+        }
+    }
+
+    private static TreeBranch readBranch(Input in) {
+        DeviceId device = DeviceId.deviceId(in.readString());
+        PortNumber inPort = PortNumber.portNumber(in.readLong());
+        int outs = in.readInt(true);
+        Set<PortNumber> outPorts = new TreeSet<>((a, b) -> Long.compare(a.toLong(), b.toLong()));
+        for (int k = 0; k < outs; k++) {
+            outPorts.add(PortNumber.portNumber(in.readLong()));
+        }
+        return new TreeBranch(device, new GroupPlan.Branch(inPort, outPorts));
+    }
+
+    private static void writeLinks(Output out, List<ConnectPoint[]> links) {
+        out.writeInt(links.size(), true);
+        for (ConnectPoint[] link : links) {
+            for (ConnectPoint cp : link) {
+                out.writeString(cp.deviceId().toString());
+                out.writeLong(cp.port().toLong());
+            }
+        }
+    }
+
+    private static List<ConnectPoint[]> readLinks(Input in) {
+        int l = in.readInt(true);
+        List<ConnectPoint[]> links = new ArrayList<>(l);
+        for (int i = 0; i < l; i++) {
+            ConnectPoint from = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                    PortNumber.portNumber(in.readLong()));
+            ConnectPoint to = new ConnectPoint(DeviceId.deviceId(in.readString()),
+                    PortNumber.portNumber(in.readLong()));
+            links.add(new ConnectPoint[]{from, to});
+        }
+        return links;
     }
 }

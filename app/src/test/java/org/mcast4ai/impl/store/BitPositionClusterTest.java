@@ -20,10 +20,10 @@ class BitPositionClusterTest {
     void positionsAllocatedAtOnceByTwoInstancesGetDistinctIndices() {
         ClusterStorage cluster = new ClusterStorage();
         DistributedP2mpGroupStore a = new DistributedP2mpGroupStore();
-        useStorage(a, cluster);
+        a.storageService = cluster;
         a.activate();
         DistributedP2mpGroupStore b = new DistributedP2mpGroupStore();
-        useStorage(b, cluster);
+        b.storageService = cluster;
         b.activate();
         // b has read the (empty) table and picked an index; before it writes, a allocates its own position
         cluster.beforeNextWrite = () -> a.bitPositions(List.of("of:1/1"));
@@ -31,14 +31,5 @@ class BitPositionClusterTest {
         Map<String, Integer> fromA = a.bitPositions(List.of("of:1/1", "of:2/1"));
         assertEquals(fromA.get("of:2/1"), fromB.get("of:2/1"), "both see the same index for a position");
         assertNotEquals(fromA.get("of:1/1"), fromA.get("of:2/1"), "two positions never share an index: " + fromA);
-    }
-
-    private static void useStorage(org.mcast4ai.impl.store.DistributedP2mpGroupStore store,
-                                   org.onosproject.store.service.StorageService storage) {
-        try {
-            org.onlab.junit.TestUtils.setField(store, "storageService", storage);
-        } catch (org.onlab.junit.TestUtils.TestUtilsException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -98,10 +98,17 @@ public final class Diff {
 
     /** @return the devices the moves touch */
     public Set<DeviceId> devices() {
-        Set<DeviceId> out = new LinkedHashSet<>();
-        moves.values().forEach(l -> l.forEach(m -> out.add(m.device())));
-        return out;
+        Set<DeviceId> d = devices;
+        if (d == null) {
+            Set<DeviceId> out = new LinkedHashSet<>();
+            moves.values().forEach(l -> l.forEach(m -> out.add(m.device())));
+            d = java.util.Collections.unmodifiableSet(out);
+            devices = d;
+        }
+        return d;
     }
+
+    private volatile Set<DeviceId> devices;
 
     /**
      * What the record is while the moves are out: entries left on gone devices and every target become
@@ -133,8 +140,8 @@ public final class Diff {
      * @return the new record
      */
     public Programmed acknowledged(Programmed record, Set<DeviceId> acked, List<ConnectPoint[]> links) {
-        Set<DeviceEntry> installed = new LinkedHashSet<>(record.installed());
-        Set<DeviceEntry> uncertain = new LinkedHashSet<>(record.uncertain());
+        Set<Key> done = new java.util.HashSet<>();
+        List<DeviceEntry> targets = new ArrayList<>();
         boolean all = true;
         for (Map.Entry<String, List<Move>> e : moves.entrySet()) {
             for (Move m : e.getValue()) {
@@ -142,12 +149,23 @@ public final class Diff {
                     all = false;
                     continue;
                 }
-                Key k = new Key(e.getKey(), m.device());
-                installed.removeIf(x -> Key.of(x).equals(k));
-                uncertain.removeIf(x -> Key.of(x).equals(k));
+                done.add(new Key(e.getKey(), m.device()));
                 if (m.target() != null) {
-                    installed.add(m.target());
+                    targets.add(m.target());
                 }
+            }
+        }
+        List<DeviceEntry> installed = new ArrayList<>(record.installed().size());
+        for (DeviceEntry x : record.installed()) {
+            if (!done.contains(Key.of(x))) {
+                installed.add(x);
+            }
+        }
+        installed.addAll(targets);
+        List<DeviceEntry> uncertain = new ArrayList<>(record.uncertain().size());
+        for (DeviceEntry x : record.uncertain()) {
+            if (!done.contains(Key.of(x))) {
+                uncertain.add(x);
             }
         }
         return new Programmed(installed, uncertain, all ? links : record.links());

@@ -30,15 +30,20 @@ public final class Endpoint {
 
     /**
      * @param host host id, MAC or IP
-     * @param qpn  RoCE queue pair number, 0..2^24-1
+     * @param qpn  RoCE queue pair number, 2..2^24-1 (QP0 does not exist on RoCE and QP1 is the GSI's, never an
+     *             RC connection's)
      * @return an endpoint with a QPN
      */
     public static Endpoint of(String host, int qpn) {
-        if (qpn < 0 || qpn > MAX_QPN) {
-            throw GroupException.invalid("qpn must be between 0 and " + MAX_QPN + "; got " + qpn);
+        if (qpn < MIN_QPN || qpn > MAX_QPN) {
+            throw GroupException.invalid("qpn must be between " + MIN_QPN + " and " + MAX_QPN
+                    + " (QP0 and QP1 are not RC queue pairs); got " + qpn);
         }
         return new Endpoint(checkHost(host), qpn);
     }
+
+    /** The lowest QPN an RC queue pair can have. */
+    public static final int MIN_QPN = 2;
 
     private static String checkHost(String host) {
         if (host == null || host.isBlank()) {

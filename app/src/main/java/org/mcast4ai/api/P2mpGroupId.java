@@ -27,12 +27,19 @@ public final class P2mpGroupId implements Comparable<P2mpGroupId> {
      * @throws GroupException INVALID if the text is not a positive integer
      */
     public static P2mpGroupId parse(String text) {
-        try {
-            return of(Long.parseLong(text.trim()));
-        } catch (NumberFormatException | NullPointerException e) {
-            throw GroupException.invalid("group id must be a positive integer; got '" + text + "'");
+        // canonical decimal only: "01", "+1", "1 " or "1%00" must not all name group 1
+        if (text != null && CANONICAL.matcher(text).matches()) {
+            try {
+                return of(Long.parseLong(text));
+            } catch (NumberFormatException e) {
+                // beyond a long: refused below
+            }
         }
+        throw GroupException.invalid("group id must be a positive integer in canonical decimal (no sign, spaces "
+                + "or leading zeros); got '" + Printable.of(text) + "'");
     }
+
+    private static final java.util.regex.Pattern CANONICAL = java.util.regex.Pattern.compile("[1-9][0-9]{0,18}");
 
     /** @return the numeric value */
     public long value() {

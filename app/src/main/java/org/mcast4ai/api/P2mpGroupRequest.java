@@ -107,6 +107,9 @@ public final class P2mpGroupRequest {
                 + receivers.size() + ", mode=" + mode + ", reliability=" + reliability + "}";
     }
 
+    /** Scheduler job ids: Slurm's ({@code 12345}, {@code 12345_7}), names like {@code slurm-42}, URIs' paths. */
+    private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._:@/+-]{0,128}");
+
     /** Builds requests; {@link #build()} checks shape and throws {@link GroupException} INVALID. */
     public static final class Builder {
         private GroupKey key;
@@ -208,6 +211,10 @@ public final class P2mpGroupRequest {
 
         /** @return the request @throws GroupException INVALID on a malformed request */
         public P2mpGroupRequest build() {
+            if (!JOB_ID.matcher(jobId).matches()) {
+                throw GroupException.invalid("jobId must be at most 128 characters from A-Z a-z 0-9 . _ : @ / + - "
+                        + "(empty for none); got '" + Printable.of(jobId) + "'");
+            }
             if (key == null) {
                 throw GroupException.invalid("a group needs a key (tenant and name)");
             }

@@ -57,8 +57,12 @@ public final class EndpointCodec extends JsonCodec<Endpoint> {
         ObjectNode obj = JsonFields.object(node, what, HOST, QPN);
         String host = JsonFields.requiredText(obj, HOST, what);
         JsonNode qpn = obj.get(QPN);
-        if (qpn == null || qpn.isNull()) {
+        if (qpn == null) {
             return Endpoint.of(host);
+        }
+        if (qpn.isNull()) {
+            throw GroupException.invalid(what + ".qpn must be an integer between " + Endpoint.MIN_QPN + " and "
+                    + Endpoint.MAX_QPN + ", or left out; got null");
         }
         return Endpoint.of(host, JsonFields.intValue(qpn, QPN, what));
     }

@@ -25,7 +25,7 @@ class EndpointCodecTest {
 
     @Test
     void roundTrips() {
-        for (Endpoint e : new Endpoint[] {Endpoint.of("aa:bb:cc:dd:ee:ff"), Endpoint.of("h/None", 0),
+        for (Endpoint e : new Endpoint[] {Endpoint.of("aa:bb:cc:dd:ee:ff"), Endpoint.of("h/None", 2),
                 Endpoint.of("10.0.0.9", Endpoint.MAX_QPN)}) {
             assertEquals(e, codec.decode(codec.encode(e, context), context));
         }

@@ -64,6 +64,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response createGroup(InputStream stream) throws IOException {
+        onlyQuery();
         ObjectNode body = RequestBodies.object(stream);
         P2mpGroupRequest request = codecFor(P2mpGroupRequest.class).decode(body, this);
         P2mpGroup group = fresh(service().submit(request));
@@ -74,11 +75,13 @@ public class GroupsWebResource extends AbstractWebResource {
     /**
      * Lists groups in id order, optionally filtered; filters combine with AND. A scheduler that knows
      * its tenant and group name finds its group with ?tenant=...&amp;name=... (at most one).
-     * Returns {"groups": [...]}; 400 for an unknown state or a name without a tenant.
+     * Returns {"groups": [...]}; 400 for an unknown state, a name without a tenant, or a query parameter
+     * other than these (a misspelt filter must not select every group).
      *
      * @param tenant only groups of this tenant
      * @param name   only the group of this name (needs tenant)
      * @param job    only groups of this scheduler job id
+     * @param jobId  the same, named like the group's JSON field (give one of the two)
      * @param state  only groups in this state (SUBMITTED, COMPILING, INSTALLING, INSTALLED, DEGRADED, FAILED,
      *               WITHDRAWING, WITHDRAWN)
      * @return 200 OK with the groups
@@ -87,7 +90,13 @@ public class GroupsWebResource extends AbstractWebResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Response getGroups(@QueryParam("tenant") String tenant, @QueryParam("name") String name,
-                              @QueryParam("job") String job, @QueryParam("state") String state) {
+                              @QueryParam("job") String job, @QueryParam("jobId") String jobId,
+                              @QueryParam("state") String state) {
+        onlyQuery("tenant", "name", "job", "jobId", "state");
+        if (!blank(job) && !blank(jobId)) {
+            throw GroupException.invalid("give the job filter once: ?jobId= or ?job=, not both");
+        }
+        job = blank(job) ? jobId : job;
         GroupState st = blank(state) ? null : parseState(state);
         if (!blank(name) && blank(tenant)) {
             throw GroupException.invalid("a name filter needs a tenant: ?tenant=...&name=...");
@@ -115,6 +124,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Path("{id}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response getGroup(@PathParam("id") String id) {
+        onlyQuery();
         return ok(json(existing(P2mpGroupId.parse(id)))).build();
     }
 
@@ -123,16 +133,18 @@ public class GroupsWebResource extends AbstractWebResource {
      * until purged. With purge=true the record is also removed once the group is withdrawn, which frees
      * its tenant/name and address: 204 if purged, 202 with the group while the withdrawal is still in
      * progress (WITHDRAWING: repeat the call to purge). Returns 200 with the group when not purging;
-     * 404 for an unknown id.
+     * 404 for an unknown id; 400 if purge is anything but true or false.
      *
-     * @param id    group id
-     * @param purge also remove the record
+     * @param id         group id
+     * @param purgeParam purge=true also removes the record
      * @return 200 OK with the group, 202 Accepted or 204 No Content
      */
     @DELETE
     @Path("{id}")
     @Produces(MediaType.APPLICATION_JSON)
-    public Response withdrawGroup(@PathParam("id") String id, @QueryParam("purge") boolean purge) {
+    public Response withdrawGroup(@PathParam("id") String id, @QueryParam("purge") String purgeParam) {
+        onlyQuery("purge");
+        boolean purge = flag("purge", purgeParam);
         P2mpGroupId gid = P2mpGroupId.parse(id);
         P2mpGroup group = existing(gid);
         if (!purge || group.state() != GroupState.WITHDRAWN) {
@@ -164,6 +176,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response addReceivers(@PathParam("id") String id, InputStream stream) throws IOException {
+        onlyQuery();
         P2mpGroupId gid = P2mpGroupId.parse(id);
         List<Endpoint> receivers = RequestBodies.receivers(RequestBodies.object(stream));
         existing(gid);
@@ -190,8 +203,9 @@ public class GroupsWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response removeReceivers(@PathParam("id") String id, @QueryParam("host") List<String> hosts,
                                     InputStream stream) throws IOException {
+        onlyQuery("host");
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        byte[] bytes = stream == null ? new byte[0] : stream.readAllBytes();
+        byte[] bytes = RequestBodies.bounded(stream);
         boolean hasBody = !new String(bytes, StandardCharsets.UTF_8).isBlank();
         List<Endpoint> given = new ArrayList<>();
         if (hosts != null && !hosts.isEmpty()) {
@@ -223,6 +237,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Path("{id}/plan")
     @Produces(MediaType.APPLICATION_JSON)
     public Response getPlan(@PathParam("id") String id) {
+        onlyQuery();
         P2mpGroupId gid = P2mpGroupId.parse(id);
         existing(gid);
         GroupPlan plan = service().getInstalledPlan(gid);
@@ -245,6 +260,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Path("{id}/bitmap")
     @Produces(MediaType.APPLICATION_JSON)
     public Response getBitmap(@PathParam("id") String id) {
+        onlyQuery();
         GroupBitmap bitmap = service().getBitmap(P2mpGroupId.parse(id));
         return ok(codecFor(GroupBitmap.class).encode(bitmap, this)).build();
     }
@@ -261,6 +277,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Path("{id}/recompile")
     @Produces(MediaType.APPLICATION_JSON)
     public Response recompileGroup(@PathParam("id") String id) {
+        onlyQuery();
         return ok(json(fresh(service().recompile(P2mpGroupId.parse(id))))).build();
     }
 
@@ -305,5 +322,29 @@ public class GroupsWebResource extends AbstractWebResource {
      */
     private P2mpGroup fresh(P2mpGroup changed) {
         return service().getGroup(changed.id()).orElse(changed);
+    }
+
+    // a query parameter the resource does not know is refused: a filter a client misspells (?jobid=) must not
+    // silently select every group
+    private void onlyQuery(String... allowed) {
+        java.util.Set<String> known = java.util.Set.of(allowed);
+        for (String q : uriInfo.getQueryParameters().keySet()) {
+            if (!known.contains(q)) {
+                throw GroupException.invalid("unknown query parameter '" + org.mcast4ai.api.Printable.of(q)
+                        + "'" + (allowed.length == 0 ? "; this path takes none"
+                        : "; this path takes " + String.join(", ", allowed)));
+            }
+        }
+    }
+
+    private static boolean flag(String name, String value) {
+        if (value == null || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true")) {
+            return true;
+        }
+        throw GroupException.invalid("query parameter " + name + " must be true or false; got '"
+                + org.mcast4ai.api.Printable.of(value) + "'");
     }
 }

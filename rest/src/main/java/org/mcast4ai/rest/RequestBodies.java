@@ -36,7 +36,9 @@ final class RequestBodies {
      * @throws IOException if it cannot be read or is not valid JSON
      */
     static ObjectNode object(InputStream stream) throws IOException {
-        JsonNode node = stream == null ? null : STRICT.readTree(stream);
+        byte[] bytes = bounded(stream);
+        checkDepth(bytes);
+        JsonNode node = bytes.length == 0 ? null : STRICT.readTree(bytes);
         if (node == null || node.isMissingNode()) {
             throw GroupException.invalid("the request body is empty; expected a JSON object");
         }
@@ -45,6 +47,52 @@ final class RequestBodies {
                     + node.getNodeType().name().toLowerCase(Locale.ROOT));
         }
         return (ObjectNode) node;
+    }
+
+    /** The largest request body accepted (a 4,096-receiver group is about 100 kB). */
+    static final int MAX_BODY = 1 << 20;
+    /** The deepest JSON nesting accepted (a request is three levels deep). */
+    static final int MAX_DEPTH = 32;
+
+    /**
+     * @param stream a request body, or null
+     * @return its bytes
+     * @throws IOException if it cannot be read
+     * @throws GroupException INVALID if it is larger than {@link #MAX_BODY}
+     */
+    static byte[] bounded(InputStream stream) throws IOException {
+        if (stream == null) {
+            return new byte[0];
+        }
+        byte[] bytes = stream.readNBytes(MAX_BODY + 1);
+        if (bytes.length > MAX_BODY) {
+            throw GroupException.invalid("the request body is larger than " + MAX_BODY + " bytes");
+        }
+        return bytes;
+    }
+
+    // the parser recurses per level: refuse deep nesting before it sees it
+    private static void checkDepth(byte[] json) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < json.length; i++) {
+            byte c = json[i];
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                if (++depth > MAX_DEPTH) {
+                    throw GroupException.invalid("the request body nests JSON deeper than " + MAX_DEPTH + " levels");
+                }
+            } else if (c == '}' || c == ']') {
+                depth--;
+            }
+        }
     }
 
     /**

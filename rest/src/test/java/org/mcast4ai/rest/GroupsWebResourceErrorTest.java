@@ -1,9 +1,11 @@
 package org.mcast4ai.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.P2mpGroup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Refused requests: right status, one JSON error shape, clear message, and nothing changed. */
@@ -121,5 +123,66 @@ class GroupsWebResourceErrorTest extends RestTestBase {
         RestServer.Reply put = call("PUT", "groups/1", "{}");
         assertError(put, 405);
         assertTrue(put.header("Allow").orElse("").contains("GET"), put.raw.headers().toString());
+    }
+
+    @Test
+    void idsAreCanonicalDecimalOnly() throws Exception {
+        long id = create("t1", "g1", "j", "10.0.0.2");
+        assertEquals(1, id);
+        for (String bad : new String[]{"01", "+1", "1%20", "%201", "1%00", "1e0", "0x1", "99999999999999999999"}) {
+            assertError(call("GET", "groups/" + bad, null), 400, "canonical decimal");
+            assertError(call("DELETE", "groups/" + bad + "?purge=true", null), 400, "canonical decimal");
+        }
+        assertEquals("INSTALLED", stored(id).state().name(), "nothing purged group 1");
+    }
+
+    @Test
+    void booleansAreTrueOrFalseAndUnknownQueryParametersAre400() throws Exception {
+        long id = create("t1", "g1", "job-1", "10.0.0.2");
+        P2mpGroup before = stored(id);
+        assertError(call("DELETE", "groups/" + id + "?purge=yes", null), 400, "purge", "true or false");
+        assertError(call("DELETE", "groups/" + id + "?purge=1", null), 400, "purge");
+        assertError(call("DELETE", "groups/" + id + "?force=true", null), 400, "force", "purge");
+        assertUnchanged(id, before);
+        // a misspelt filter must not select every group (filter-then-withdraw would withdraw them all)
+        assertError(call("GET", "groups?jobid=job-1", null), 400, "jobid", "tenant, name, job, jobId, state");
+        assertError(call("GET", "groups/" + id + "?verbose=1", null), 400, "verbose", "takes none");
+        create("t1", "g2", "job-2", "10.0.0.3");
+        JsonNode byJob = call("GET", "groups?jobId=job-1", null).json();
+        assertEquals(1, byJob.get("groups").size(), byJob.toString());
+        assertError(call("GET", "groups?jobId=a&job=b", null), 400, "once");
+    }
+
+    @Test
+    void jobIdsHaveACharsetAndALengthAndTheListStaysStrictJson() throws Exception {
+        for (String bad : new String[]{"\\ud800", "a\\u0000b", "a\\r\\nb", "x".repeat(129), "a b", "a\\\"b"}) {
+            RestServer.Reply r = call("POST", "groups", REQUEST.replace("'job-1'", "\"" + bad + "\""));
+            assertError(r, 400, "jobId", "128 characters");
+            assertFalse(r.body.chars().anyMatch(c -> c < 0x20 || Character.isSurrogate((char) c)),
+                    "the refusal quotes the input printably: " + r.body);
+        }
+        assertEquals(0, groups.groupCount());
+        assertEquals(201, call("POST", "groups", REQUEST.replace("'job-1'", "'12345_7'")).status);
+        // strict JSON: every string of the list is valid UTF-16 (no lone surrogate)
+        String list = call("GET", "groups", null).body;
+        assertFalse(list.chars().anyMatch(c -> Character.isSurrogate((char) c)), list);
+    }
+
+    @Test
+    void qpnZeroOneAndNullAreRefused() throws Exception {
+        assertError(call("POST", "groups", REQUEST.replace("'qpn':18", "'qpn':0")), 400, "qpn", "between 2");
+        assertError(call("POST", "groups", REQUEST.replace("'qpn':18", "'qpn':1")), 400, "qpn", "between 2");
+        assertError(call("POST", "groups", REQUEST.replace("'qpn':18", "'qpn':null")), 400, "qpn", "left out");
+        assertEquals(0, groups.groupCount());
+    }
+
+    @Test
+    void deepAndHugeBodiesAre400NotAServerError() throws Exception {
+        String deep = "[".repeat(10_000) + "]".repeat(10_000);
+        assertError(call("POST", "groups", deep), 400, "deeper than");
+        assertError(call("POST", "groups/1/receivers", "{'receivers':" + deep + "}"), 400, "deeper than");
+        String huge = "{'tenant':'t1','name':'g','jobId':'" + "j".repeat(1 << 20) + "'}";
+        assertError(call("POST", "groups", huge), 400, "larger than");
+        assertEquals(0, groups.groupCount());
     }
 }

@@ -1,14 +1,20 @@
 package org.mcast4ai.lab;
 
 import com.sun.net.httpserver.HttpServer;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.glassfish.jersey.jdkhttp.JdkHttpHandlerContainer;
+import org.glassfish.jersey.server.ContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.onlab.osgi.ServiceDirectory;
 import org.onlab.rest.BaseResource;
 
 import javax.ws.rs.core.Application;
 import java.lang.reflect.Field;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Serves a JAX-RS application (the mcast4ai REST module's) with Jersey 2.27 on the JDK HTTP server,
@@ -16,12 +22,19 @@ import java.net.URI;
  */
 public final class RestServer implements AutoCloseable {
 
+    /** Seconds a request may take from its first byte to its answer before its connection is closed. */
+    static final long MAX_REQUEST_SECONDS = 10;
+    private static final int THREADS = 16;
+    private static final int QUEUE = 256;
+
     private final HttpServer server;
     private final URI base;
+    private final ThreadPoolExecutor pool;
 
-    private RestServer(HttpServer server, URI base) {
+    private RestServer(HttpServer server, URI base, ThreadPoolExecutor pool) {
         this.server = server;
         this.base = base;
+        this.pool = pool;
     }
 
     /**
@@ -42,11 +55,34 @@ public final class RestServer implements AutoCloseable {
             throw new IllegalStateException("cannot load the REST application " + applicationClass + ": " + e, e);
         }
         ResourceConfig config = ResourceConfig.forApplication(app).register(LoopbackAdmin.class);
-        // without TCP_NODELAY every keep-alive answer waits for the client's delayed ACK (about 40 ms, Nagle);
-        // the JDK server reads the setting once, when its first server is made
+        // the JDK server reads these once, when its first server is made: without TCP_NODELAY every keep-alive
+        // answer waits for the client's delayed ACK (about 40 ms, Nagle); without a request time limit a client
+        // whose Content-Length exceeds its body holds a thread for good
         System.setProperty("sun.net.httpserver.nodelay", "true");
-        HttpServer server = JdkHttpServerFactory.createHttpServer(base, config, true);
-        return new RestServer(server, base);
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(MAX_REQUEST_SECONDS));
+        }
+        try {
+            // bound to the base URI's address (JdkHttpServerFactory binds every interface whatever the host)
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(base.getHost()),
+                    base.getPort()), 0);
+            JdkHttpHandlerContainer handler = ContainerFactory.createContainer(JdkHttpHandlerContainer.class, config);
+            String path = base.getPath().endsWith("/") ? base.getPath().substring(0, base.getPath().length() - 1)
+                    : base.getPath();
+            server.createContext(path.isEmpty() ? "/" : path, handler);
+            // a bounded pool: a flood of slow clients queues, then is refused, instead of growing threads
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(QUEUE), r -> {
+                        Thread t = new Thread(r, "mcast4ai-lab-rest");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            server.setExecutor(pool);
+            server.start();
+            return new RestServer(server, base, pool);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot serve on " + base + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -77,5 +113,6 @@ public final class RestServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        pool.shutdownNow();
     }
 }

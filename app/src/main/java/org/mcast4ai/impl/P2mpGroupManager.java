@@ -488,9 +488,29 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         validator.checkAdd(group, receivers, maxReceiversPerGroup);
         return store.update(id, cur -> {
             checkUnchangedMembers(cur, group);
-            P2mpGroupRequest next = cur.request().toBuilder().addReceivers(receivers).build();
-            return cur.withRequest(next).withState(GroupState.SUBMITTED, System.currentTimeMillis(),
-                    "added " + receivers.size() + " receiver(s)");
+            // idempotent: a member named again is left as it is, a member with another QPN gets the new one in
+            // place; a call that changes nothing writes nothing (a retried success stays a success)
+            Set<Endpoint> next = new LinkedHashSet<>(cur.request().receivers());
+            int added = 0;
+            int changed = 0;
+            for (Endpoint r : receivers) {
+                Endpoint member = RequestValidator.find(next, r);
+                if (member == null) {
+                    next.add(r);
+                    added++;
+                } else if (!member.equals(r)) {
+                    next.remove(member);
+                    next.add(r);
+                    changed++;
+                }
+            }
+            if (added == 0 && changed == 0) {
+                return cur;
+            }
+            String why = (added > 0 ? "added " + added + " receiver(s)" : "")
+                    + (added > 0 && changed > 0 ? ", " : "") + (changed > 0 ? "changed the QPN of " + changed : "");
+            return cur.withRequest(cur.request().toBuilder().receivers(next).build())
+                    .withState(GroupState.SUBMITTED, System.currentTimeMillis(), why);
         });
     }
 
@@ -498,6 +518,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     public P2mpGroup removeReceivers(P2mpGroupId id, Set<Endpoint> receivers) {
         P2mpGroup group = liveGroup(id);
         Set<Endpoint> matched = validator.checkRemove(group, receivers);
+        if (matched.isEmpty()) {
+            return group; // none of them is a member: nothing to do, and a retried removal still succeeds
+        }
         return store.update(id, cur -> {
             checkUnchangedMembers(cur, group);
             Set<Endpoint> rest = new LinkedHashSet<>(cur.request().receivers());

@@ -57,12 +57,15 @@ final class RequestValidator {
             throw GroupException.invalid("name at least one receiver to add");
         }
         Set<Endpoint> current = group.request().receivers();
+        // members already there (exactly, or by host name with another QPN) are not new: the count is of the
+        // receivers the group will have
+        int fresh = 0;
         for (Endpoint r : added) {
-            if (find(current, r) != null) {
-                throw GroupException.invalid(r + " is already a receiver of group " + group.id());
+            if (find(current, r) == null) {
+                fresh++;
             }
         }
-        checkCount(current.size() + added.size(), maxReceivers);
+        checkCount(current.size() + fresh, maxReceivers);
         Endpoint sourceEndpoint = group.request().source();
         HostId source = hosts.resolve(sourceEndpoint).id();
         Map<HostId, Endpoint> seen = new HashMap<>();
@@ -73,6 +76,9 @@ final class RequestValidator {
             }
         }
         for (Endpoint r : added) {
+            if (find(current, r) != null) {
+                continue; // a member again, or a QPN change in place: its host was checked when it joined
+            }
             checkReceiver(r, source, sourceEndpoint, seen);
         }
     }
@@ -94,12 +100,9 @@ final class RequestValidator {
                 matched.add(m);
                 continue;
             }
-            // named differently (a MAC for a member added by IP, say): the members on the same host
-            Set<Endpoint> same = sameHost(group.request().receivers(), r);
-            if (same.isEmpty()) {
-                throw GroupException.invalid(r + " is not a receiver of group " + group.id());
-            }
-            matched.addAll(same);
+            // named differently (a MAC for a member added by IP, say): the members on the same host; none is
+            // fine: removing a receiver that is not there (a retried call) succeeds and changes nothing
+            matched.addAll(sameHost(group.request().receivers(), r));
         }
         if (matched.size() >= group.request().receivers().size()) {
             throw GroupException.invalid("removing every receiver would leave group " + group.id()

@@ -61,6 +61,20 @@ public class GroupException extends RuntimeException {
     }
 
     /**
+     * @param key    the tenant and name asked for
+     * @param holder the group that holds them, or null if it is being created or purged right now
+     * @return a CONFLICT naming the holder, its state and how to free the name
+     */
+    public static GroupException keyTaken(GroupKey key, P2mpGroup holder) {
+        if (holder == null) {
+            return conflict("a group with key " + key + " already exists (being created or purged); try again");
+        }
+        String way = holder.state() == GroupState.WITHDRAWN ? "purge it" : "withdraw and purge it";
+        return conflict("a group with key " + key + " already exists: group " + holder.id() + ", " + holder.state()
+                + "; " + way + " (DELETE groups/" + holder.id() + "?purge=true) to free the name");
+    }
+
+    /**
      * @param message which limit
      * @return a LIMIT exception
      */

@@ -446,8 +446,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                     + ", not BITMAP; it has no bit map" + (group.modeReason().isEmpty() ? ""
                     : " (" + group.modeReason() + ")"));
         }
-        if (!group.state().isLive()) {
-            throw GroupException.conflict("group " + id + " is " + group.state() + "; it has no bit map");
+        if (group.state() != GroupState.INSTALLED && group.state() != GroupState.DEGRADED) {
+            // a FAILED or still installing group's map would look usable while its stamp is not on the leaf
+            throw GroupException.conflict("group " + id + " is " + group.state() + "; it has a bit map only once "
+                    + "INSTALLED or DEGRADED" + (group.reason().isEmpty() ? "" : " (" + group.reason() + ")"));
         }
         return bitmaps.bitmapOf(group, snapshots.snapshot());
     }
@@ -472,8 +474,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             throw GroupException.invalid("a group request is required");
         }
         validator.checkNew(request, maxReceiversPerGroup);
-        if (store.get(request.key()).isPresent()) {
-            throw GroupException.conflict("a group with key " + request.key() + " already exists");
+        Optional<P2mpGroup> holder = store.get(request.key());
+        if (holder.isPresent()) {
+            throw GroupException.keyTaken(request.key(), holder.get());
         }
         if (store.tenantGroupCount(request.key().tenant()) >= maxGroupsPerTenant) {
             throw GroupException.limit("tenant " + request.key().tenant() + " already holds " + maxGroupsPerTenant

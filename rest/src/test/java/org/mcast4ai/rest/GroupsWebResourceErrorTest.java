@@ -200,4 +200,25 @@ class GroupsWebResourceErrorTest extends RestTestBase {
         assertEquals(2, r.json().get("receivers").size(), r.body);
         assertTrue(stored(id).request().receivers().contains(org.mcast4ai.api.Endpoint.of("10.0.0.3", 21)));
     }
+
+    @Test
+    void aTakenNameNamesTheGroupThatHoldsItAndTheWayOut() throws Exception {
+        long id = create("t1", "g1", "j", "10.0.0.2");
+        assertError(call("POST", "groups", REQUEST), 409, "already exists: group " + id, "INSTALLED",
+                "withdraw and purge it (DELETE groups/" + id + "?purge=true)");
+        call("DELETE", "groups/" + id, null);
+        assertError(call("POST", "groups", REQUEST), 409, "WITHDRAWN", "purge it (DELETE groups/" + id);
+    }
+
+    @Test
+    void aBitMapOnlyForAnInstalledBitmapGroup() throws Exception {
+        hosted.flows().autoAck(false);
+        RestServer.Reply created = call("POST", "groups", "{'tenant':'t1','name':'b','source':'10.0.0.1',"
+                + "'receivers':['10.0.0.3'],'mode':'BITMAP'}");
+        long id = created.json().get("id").asLong();
+        // its stamp is not acknowledged: no usable-looking map
+        assertError(call("GET", "groups/" + id + "/bitmap", null), 409, "INSTALLING", "INSTALLED or DEGRADED");
+        hosted.flows().ackAll();
+        assertEquals(200, call("GET", "groups/" + id + "/bitmap", null).status);
+    }
 }

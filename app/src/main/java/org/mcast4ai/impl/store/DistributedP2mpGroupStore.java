@@ -147,8 +147,9 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis) {
         long id = ids.incrementAndGet();
         String key = keyOf(request.key());
-        if (keys.putIfAbsent(key, id) != null) {
-            throw GroupException.conflict("a group with key " + request.key() + " already exists");
+        Versioned<Long> holder = keys.putIfAbsent(key, id);
+        if (holder != null) {
+            throw GroupException.keyTaken(request.key(), Versioned.valueOrNull(groups.get(holder.value())));
         }
         IpAddress address;
         try {

@@ -105,6 +105,8 @@ final class RestServer {
     Reply call(String method, String path, String body, String contentType)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
+                // a request the server never answers fails the test instead of hanging it
+                .timeout(java.time.Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {

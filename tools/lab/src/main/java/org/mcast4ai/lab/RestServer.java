@@ -58,7 +58,10 @@ public final class RestServer implements AutoCloseable {
         // the JDK server reads these once, when its first server is made: without TCP_NODELAY every keep-alive
         // answer waits for the client's delayed ACK (about 40 ms, Nagle); without a request time limit a client
         // whose Content-Length exceeds its body holds a thread for good
-        System.setProperty("sun.net.httpserver.nodelay", "true");
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            // -Dsun.net.httpserver.nodelay=false gives the baseline of tools/lab/bench-rest
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
         if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
             System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(MAX_REQUEST_SECONDS));
         }

@@ -18,9 +18,12 @@ import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
 import org.onosproject.net.HostId;
 import org.slf4j.Logger;
 
+import com.google.common.hash.Hashing;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -245,14 +248,14 @@ public final class BitmapReplication {
         if (l == fingerprinted) {
             return fingerprint;
         }
-        java.util.List<String> lines = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
         programmer.planner().staticEntries(l).forEach((device, entries) -> {
             entries.rules().forEach(r -> lines.add(device + "|" + r.id() + "|" + r.treatment()));
             entries.groups().forEach(g -> lines.add(device + "|g" + g.givenGroupId() + "|" + g.buckets()));
         });
-        java.util.Collections.sort(lines);
-        fingerprint = com.google.common.hash.Hashing.sha256().hashString(String.join("\n", lines),
-                java.nio.charset.StandardCharsets.UTF_8).toString().substring(0, 16) + "/" + lines.size();
+        Collections.sort(lines);
+        fingerprint = Hashing.sha256().hashString(String.join("\n", lines), StandardCharsets.UTF_8).toString()
+                .substring(0, 16) + "/" + lines.size();
         fingerprinted = l;
         return fingerprint;
     }

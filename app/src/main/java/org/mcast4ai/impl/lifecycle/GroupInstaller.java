@@ -228,9 +228,7 @@ public final class GroupInstaller {
     // entries on gone devices that are no longer needed move from installed to uncertain in the record
     private Programmed settleLeft(P2mpGroupId id, Programmed record, Diff diff) {
         if (diff.left().isEmpty()) {
-            if (!record.equals(store.programmed(id))) {
-                store.setProgrammed(id, record);
-            }
+            // nothing to move: the record is the stored one (entries found lost always leave moves to send)
             return record;
         }
         Programmed next = diff.sending(record);

@@ -17,7 +17,9 @@ public class GroupException extends RuntimeException {
         /** Conflicts with existing state: duplicate key, wrong state (HTTP 409). */
         CONFLICT,
         /** A configured limit or the address pool is exhausted (HTTP 409 with the limit named). */
-        LIMIT
+        LIMIT,
+        /** The caller may read the group but not change it, or may not use the tenant it names (HTTP 403). */
+        FORBIDDEN
     }
 
     private final Kind kind;
@@ -80,5 +82,13 @@ public class GroupException extends RuntimeException {
      */
     public static GroupException limit(String message) {
         return new GroupException(Kind.LIMIT, message);
+    }
+
+    /**
+     * @param message which rule the caller does not meet
+     * @return a FORBIDDEN refusal
+     */
+    public static GroupException forbidden(String message) {
+        return new GroupException(Kind.FORBIDDEN, message);
     }
 }

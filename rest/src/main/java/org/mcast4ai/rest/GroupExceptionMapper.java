@@ -6,7 +6,7 @@ import javax.ws.rs.core.Response;
 import javax.ws.rs.ext.ExceptionMapper;
 import javax.ws.rs.ext.Provider;
 
-/** Maps a refused request to its status: INVALID 400, NOT_FOUND 404, CONFLICT and LIMIT 409. */
+/** Maps a refused request to its status: INVALID 400, NOT_FOUND 404, CONFLICT and LIMIT 409, FORBIDDEN 403. */
 @Provider
 public class GroupExceptionMapper implements ExceptionMapper<GroupException> {
 
@@ -26,6 +26,8 @@ public class GroupExceptionMapper implements ExceptionMapper<GroupException> {
             case CONFLICT:
             case LIMIT:
                 return Response.Status.CONFLICT;
+            case FORBIDDEN:
+                return Response.Status.FORBIDDEN;
             case INVALID:
             default:
                 return Response.Status.BAD_REQUEST;

@@ -11,6 +11,8 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Printable;
+import org.mcast4ai.api.TenantAccess;
 import org.onlab.osgi.ServiceNotFoundException;
 import org.onosproject.codec.JsonCodec;
 import org.onosproject.rest.AbstractWebResource;
@@ -26,6 +28,7 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -39,7 +42,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * P2MP groups: create a group for a job, read and list groups, change receivers, withdraw.
+ * P2MP groups: create a group for a job, read and list groups, change receivers, withdraw. Every call is
+ * authorized per tenant ({@link TenantAccess}): a caller sees only the groups of tenants it may read, and a
+ * group it may not read answers 404 like an unknown id.
  */
 @Path("groups")
 public class GroupsWebResource extends AbstractWebResource {
@@ -47,13 +52,16 @@ public class GroupsWebResource extends AbstractWebResource {
     @Context
     private UriInfo uriInfo;
 
+    @Context
+    private SecurityContext security;
+
     /**
      * Creates a group. The app assigns the group's id and multicast address, then compiles and installs it
      * asynchronously; poll the group until its state is INSTALLED (or FAILED, with the reason).
      * Endpoints are an ONOS host id, a MAC or an IP, as a string or as {"host": ..., "qpn": ...}.
      * Returns 201 with the group and its Location; 400 for a malformed or invalid request (unknown field,
-     * unknown host, source among the receivers, duplicate receivers), 409 for a duplicate tenant/name or
-     * an exhausted limit or address pool.
+     * unknown host, source among the receivers, duplicate receivers), 403 if the caller may not create groups
+     * for the tenant, 409 for a duplicate tenant/name or an exhausted limit or address pool.
      *
      * @param stream the group request as JSON
      * @return 201 Created with the group
@@ -67,16 +75,18 @@ public class GroupsWebResource extends AbstractWebResource {
         onlyQuery();
         ObjectNode body = RequestBodies.object(stream);
         P2mpGroupRequest request = codecFor(P2mpGroupRequest.class).decode(body, this);
+        access().checkCreate(request.key().tenant());
         P2mpGroup group = fresh(service().submit(request));
         URI location = uriInfo.getBaseUriBuilder().path("groups").path(group.id().toString()).build();
         return Response.created(location).entity(json(group)).build();
     }
 
     /**
-     * Lists groups in id order, optionally filtered; filters combine with AND. A scheduler that knows
-     * its tenant and group name finds its group with ?tenant=...&amp;name=... (at most one).
-     * Returns {"groups": [...]}; 400 for an unknown state, a name without a tenant, or a query parameter
-     * other than these (a misspelt filter must not select every group).
+     * Lists the groups the caller may read in id order, optionally filtered; filters combine with AND. A
+     * scheduler that knows its tenant and group name finds its group with ?tenant=...&amp;name=... (at most
+     * one). Returns {"groups": [...]}; 400 for an unknown state, a name without a tenant, or a query parameter
+     * other than these (a misspelt filter must not select every group); 403 for a tenant filter naming a
+     * tenant the caller may not read.
      *
      * @param tenant only groups of this tenant
      * @param name   only the group of this name (needs tenant)
@@ -101,11 +111,17 @@ public class GroupsWebResource extends AbstractWebResource {
         if (!blank(name) && blank(tenant)) {
             throw GroupException.invalid("a name filter needs a tenant: ?tenant=...&name=...");
         }
+        TenantAccess access = access();
+        if (!blank(tenant) && !access.mayRead(tenant)) {
+            throw GroupException.forbidden("tenant: " + access.user() + " may not read tenant '"
+                    + Printable.of(tenant) + "': that needs the role " + TenantAccess.ADMIN + ", "
+                    + TenantAccess.VIEWER + " or " + TenantAccess.roleFor(tenant));
+        }
         ObjectNode root = mapper().createObjectNode();
         ArrayNode groups = root.putArray("groups");
         JsonCodec<P2mpGroup> codec = codecFor(P2mpGroup.class);
         for (P2mpGroup g : service().getGroups(blank(tenant) ? null : tenant, blank(job) ? null : job, st)) {
-            if (blank(name) || g.key().name().equals(name)) {
+            if ((blank(name) || g.key().name().equals(name)) && access.mayRead(g.key().tenant())) {
                 groups.add(codec.encode(g, this));
             }
         }
@@ -114,7 +130,8 @@ public class GroupsWebResource extends AbstractWebResource {
 
     /**
      * Returns one group: the request, the assigned address and effective mode, the state with its reason
-     * and history. Returns 404 for an unknown id, 400 for an id that is not a positive integer.
+     * and history. Returns 404 for an unknown id (or a group the caller may not read), 400 for an id that is
+     * not a positive integer.
      *
      * @param id group id
      * @return 200 OK with the group
@@ -125,7 +142,7 @@ public class GroupsWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response getGroup(@PathParam("id") String id) {
         onlyQuery();
-        return ok(json(existing(P2mpGroupId.parse(id)))).build();
+        return ok(json(readable(P2mpGroupId.parse(id)))).build();
     }
 
     /**
@@ -133,7 +150,8 @@ public class GroupsWebResource extends AbstractWebResource {
      * until purged. With purge=true the record is also removed once the group is withdrawn, which frees
      * its tenant/name and address: 204 if purged, 202 with the group while the withdrawal is still in
      * progress (WITHDRAWING: repeat the call to purge). Returns 200 with the group when not purging;
-     * 404 for an unknown id; 400 if purge is anything but true or false.
+     * 404 for an unknown id; 403 if the caller may read but not change the group; 400 if purge is anything
+     * but true or false.
      *
      * @param id         group id
      * @param purgeParam purge=true also removes the record
@@ -146,7 +164,7 @@ public class GroupsWebResource extends AbstractWebResource {
         onlyQuery("purge");
         boolean purge = flag("purge", purgeParam);
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        P2mpGroup group = existing(gid);
+        P2mpGroup group = changeable(gid);
         if (!purge || group.state() != GroupState.WITHDRAWN) {
             group = fresh(service().withdraw(gid));
         }
@@ -161,9 +179,10 @@ public class GroupsWebResource extends AbstractWebResource {
     }
 
     /**
-     * Adds receivers to a group; only switches whose branches change are touched.
-     * Body: {"receivers": [...]}. Returns 200 with the updated group; 400 if a receiver is unknown, already
-     * in the group or the source; 404 for an unknown id; 409 if the group is withdrawn or a limit is hit.
+     * Adds receivers to a group; only switches whose branches change are touched. Idempotent: a member added
+     * again changes nothing, a member named with another QPN gets it in place. Body: {"receivers": [...]}.
+     * Returns 200 with the updated group; 400 if a receiver is unknown or the source; 404 for an unknown id;
+     * 403 if the caller may not change the group; 409 if the group is withdrawn or a limit is hit.
      *
      * @param id     group id
      * @param stream the receivers to add as JSON
@@ -179,7 +198,7 @@ public class GroupsWebResource extends AbstractWebResource {
         onlyQuery();
         P2mpGroupId gid = P2mpGroupId.parse(id);
         List<Endpoint> receivers = RequestBodies.receivers(RequestBodies.object(stream));
-        existing(gid);
+        changeable(gid);
         return ok(json(fresh(service().addReceivers(gid, RequestBodies.distinct(receivers))))).build();
     }
 
@@ -187,8 +206,9 @@ public class GroupsWebResource extends AbstractWebResource {
      * Removes receivers from a group, given either as a body {"receivers": [...]} or as one or more
      * host query parameters (?host=10.0.0.2&amp;host=10.0.0.3), not both. A receiver given without a QPN
      * matches the group's receiver on that host. At least one receiver must remain (withdraw the group
-     * instead). Returns 200 with the updated group; 400 if a receiver is not in the group; 404 for an
-     * unknown id; 409 if the group is withdrawn.
+     * instead). Idempotent: a receiver that is not in the group is a success that changes nothing. Returns 200
+     * with the updated group; 400 if no receiver would remain; 404 for an unknown id; 403 if the caller may
+     * not change the group; 409 if the group is withdrawn.
      *
      * @param id     group id
      * @param hosts  receivers to remove, by host
@@ -220,7 +240,7 @@ public class GroupsWebResource extends AbstractWebResource {
             throw GroupException.invalid("no receivers to remove: give a body {\"receivers\": [...]} "
                     + "or ?host=...");
         }
-        Set<Endpoint> receivers = existing(gid).receiversNamed(RequestBodies.distinct(given));
+        Set<Endpoint> receivers = changeable(gid).receiversNamed(RequestBodies.distinct(given));
         return ok(json(fresh(service().removeReceivers(gid, receivers)))).build();
     }
 
@@ -239,7 +259,7 @@ public class GroupsWebResource extends AbstractWebResource {
     public Response getPlan(@PathParam("id") String id) {
         onlyQuery();
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        existing(gid);
+        readable(gid);
         GroupPlan plan = service().getInstalledPlan(gid);
         return ok(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this)).build();
     }
@@ -261,13 +281,16 @@ public class GroupsWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response getBitmap(@PathParam("id") String id) {
         onlyQuery();
-        GroupBitmap bitmap = service().getBitmap(P2mpGroupId.parse(id));
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        readable(gid);
+        GroupBitmap bitmap = service().getBitmap(gid);
         return ok(codecFor(GroupBitmap.class).encode(bitmap, this)).build();
     }
 
     /**
      * Re-compiles and re-installs a group against the current fabric (for example after a repair).
-     * Returns 200 with the group; 404 for an unknown id; 409 if the group is withdrawn.
+     * Returns 200 with the group; 404 for an unknown id; 403 if the caller may not change the group; 409 if
+     * the group is withdrawn.
      *
      * @param id group id
      * @return 200 OK with the group
@@ -278,7 +301,9 @@ public class GroupsWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response recompileGroup(@PathParam("id") String id) {
         onlyQuery();
-        return ok(json(fresh(service().recompile(P2mpGroupId.parse(id))))).build();
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        changeable(gid);
+        return ok(json(fresh(service().recompile(gid)))).build();
     }
 
     private P2mpGroupAdminService service() {
@@ -287,6 +312,18 @@ public class GroupsWebResource extends AbstractWebResource {
 
     private P2mpGroup existing(P2mpGroupId id) {
         return service().getGroup(id).orElseThrow(() -> GroupException.notFound(id));
+    }
+
+    private P2mpGroup readable(P2mpGroupId id) {
+        return access().readable(existing(id));
+    }
+
+    private P2mpGroup changeable(P2mpGroupId id) {
+        return access().changeable(existing(id));
+    }
+
+    private TenantAccess access() {
+        return Callers.access(security);
     }
 
     private ObjectNode json(P2mpGroup group) {
@@ -327,10 +364,10 @@ public class GroupsWebResource extends AbstractWebResource {
     // a query parameter the resource does not know is refused: a filter a client misspells (?jobid=) must not
     // silently select every group
     private void onlyQuery(String... allowed) {
-        java.util.Set<String> known = java.util.Set.of(allowed);
+        Set<String> known = Set.of(allowed);
         for (String q : uriInfo.getQueryParameters().keySet()) {
             if (!known.contains(q)) {
-                throw GroupException.invalid("unknown query parameter '" + org.mcast4ai.api.Printable.of(q)
+                throw GroupException.invalid("unknown query parameter '" + Printable.of(q)
                         + "'" + (allowed.length == 0 ? "; this path takes none"
                         : "; this path takes " + String.join(", ", allowed)));
             }
@@ -345,6 +382,6 @@ public class GroupsWebResource extends AbstractWebResource {
             return true;
         }
         throw GroupException.invalid("query parameter " + name + " must be true or false; got '"
-                + org.mcast4ai.api.Printable.of(value) + "'");
+                + Printable.of(value) + "'");
     }
 }

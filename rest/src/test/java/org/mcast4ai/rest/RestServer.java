@@ -9,7 +9,6 @@ import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.codec.Mcast4aiCodecs;
 import org.onlab.osgi.ServiceDirectory;
 import org.onlab.osgi.TestServiceDirectory;
-import org.onlab.rest.AuthorizationFilter;
 import org.onlab.rest.BaseResource;
 import org.onosproject.codec.CodecService;
 import org.onosproject.codec.impl.CodecManager;
@@ -72,9 +71,8 @@ final class RestServer {
         setServices(new TestServiceDirectory()
                 .add(P2mpGroupAdminService.class, groups)
                 .add(CodecService.class, codecs));
-        AuthorizationFilter.disableForTests();
         server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"),
-                ResourceConfig.forApplication(new Mcast4aiWebApplication()), false);
+                ResourceConfig.forApplication(new Mcast4aiWebApplication()).register(TestCaller.class), false);
         // ONOS's Jetty accepts a body on DELETE (remove receivers); Grizzly must be told to
         server.getServerConfiguration().setAllowPayloadForUndefinedHttpMethods(true);
         server.start();
@@ -104,6 +102,30 @@ final class RestServer {
 
     Reply call(String method, String path, String body, String contentType)
             throws IOException, InterruptedException {
+        return send(request(method, path, body, contentType));
+    }
+
+    /**
+     * Calls as a user with roles (what ONOS's realm would have authenticated).
+     *
+     * @param user   user name
+     * @param roles  comma-separated roles (may be empty)
+     * @param method HTTP method
+     * @param path   path and query
+     * @param body   JSON body ('-quoted allowed) or null
+     * @return the reply
+     */
+    Reply callAs(String user, String roles, String method, String path, String body)
+            throws IOException, InterruptedException {
+        return send(request(method, path, body == null ? null : body.replace('\'', '"'), "application/json")
+                .header(TestCaller.USER, user).header(TestCaller.ROLES, roles));
+    }
+
+    private Reply send(HttpRequest.Builder b) throws IOException, InterruptedException {
+        return new Reply(client.send(b.build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private HttpRequest.Builder request(String method, String path, String body, String contentType) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
                 // a request the server never answers fails the test instead of hanging it
                 .timeout(java.time.Duration.ofSeconds(10))
@@ -112,6 +134,6 @@ final class RestServer {
         if (body != null) {
             b.header("Content-Type", contentType);
         }
-        return new Reply(client.send(b.build(), HttpResponse.BodyHandlers.ofString()));
+        return b;
     }
 }

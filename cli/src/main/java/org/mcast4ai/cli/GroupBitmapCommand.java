@@ -22,7 +22,9 @@ public class GroupBitmapCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
-        GroupBitmap b = groupService.getBitmap(P2mpGroupId.parse(id));
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        readable(gid);
+        GroupBitmap b = groupService.getBitmap(gid);
         if (outputJson()) {
             print("%s", jsonForEntity(b, GroupBitmap.class));
             return;

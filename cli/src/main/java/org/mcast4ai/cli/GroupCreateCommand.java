@@ -54,6 +54,7 @@ public class GroupCreateCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
+        access().checkCreate(tenant);
         Endpoint src = qpn == null ? endpoint(source) : Endpoint.of(source, qpn);
         P2mpGroupRequest.Builder b = P2mpGroupRequest.builder()
                 .key(GroupKey.of(tenant, name))

@@ -3,12 +3,13 @@ package org.mcast4ai.cli;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.mcast4ai.api.P2mpGroupService;
+import org.mcast4ai.api.TenantAccess;
 import org.onosproject.cli.AbstractChoicesCompleter;
 
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Completes group ids. */
+/** Completes the ids of the groups the shell's user may read. */
 @Service
 public class GroupIdCompleter extends AbstractChoicesCompleter {
 
@@ -18,6 +19,8 @@ public class GroupIdCompleter extends AbstractChoicesCompleter {
 
     @Override
     protected List<String> choices() {
-        return groupService.getGroups().stream().map(g -> g.id().toString()).collect(Collectors.toList());
+        TenantAccess access = ShellCaller.current();
+        return groupService.getGroups().stream().filter(g -> access.mayRead(g.key().tenant()))
+                .map(g -> g.id().toString()).collect(Collectors.toList());
     }
 }

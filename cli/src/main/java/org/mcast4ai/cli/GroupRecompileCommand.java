@@ -19,7 +19,9 @@ public class GroupRecompileCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
-        P2mpGroup g = fresh(groupService.recompile(P2mpGroupId.parse(id)));
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        changeable(gid);
+        P2mpGroup g = fresh(groupService.recompile(gid));
         if (outputJson()) {
             print("%s", jsonForEntity(g, P2mpGroup.class));
             return;

@@ -31,7 +31,7 @@ public class GroupShowCommand extends Mcast4aiCommand {
     @Override
     protected void run() {
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        P2mpGroup g = groupService.getGroup(gid).orElseThrow(() -> GroupException.notFound(gid));
+        P2mpGroup g = readable(gid);
         GroupPlan plan = groupService.getInstalledPlan(gid);
         if (outputJson()) {
             ObjectNode n = jsonForEntity(g, P2mpGroup.class);

@@ -5,7 +5,6 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
-import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
@@ -26,7 +25,7 @@ public class GroupWithdrawCommand extends Mcast4aiCommand {
     @Override
     protected void run() {
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        P2mpGroup g = groupService.getGroup(gid).orElseThrow(() -> GroupException.notFound(gid));
+        P2mpGroup g = changeable(gid);
         if (!purge || g.state() != GroupState.WITHDRAWN) {
             g = fresh(groupService.withdraw(gid));
         }

@@ -5,10 +5,13 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.TenantAccess;
 
-import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** Lists groups, optionally filtered by tenant, job and state. */
 @Service
@@ -28,7 +31,12 @@ public class GroupsListCommand extends Mcast4aiCommand {
     @Override
     protected void run() {
         GroupState st = state == null ? null : Enums.parse(GroupState.class, state, "state");
-        Collection<P2mpGroup> groups = groupService.getGroups(tenant, job, st);
+        TenantAccess access = access();
+        if (tenant != null && !access.mayRead(tenant)) {
+            throw GroupException.forbidden("tenant: " + access.user() + " may not read tenant '" + tenant + "'");
+        }
+        List<P2mpGroup> groups = groupService.getGroups(tenant, job, st).stream()
+                .filter(g -> access.mayRead(g.key().tenant())).collect(Collectors.toList());
         if (outputJson()) {
             ArrayNode array = mapper().createArrayNode();
             groups.forEach(g -> array.add(jsonForEntity(g, P2mpGroup.class)));

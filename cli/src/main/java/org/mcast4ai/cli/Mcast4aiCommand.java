@@ -5,6 +5,8 @@ import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupAdminService;
+import org.mcast4ai.api.P2mpGroupId;
+import org.mcast4ai.api.TenantAccess;
 import org.onosproject.cli.AbstractShellCommand;
 import org.onosproject.codec.CodecService;
 import org.onosproject.codec.JsonCodec;
@@ -16,7 +18,8 @@ import java.util.Set;
 /**
  * Base of the mcast4ai commands: the group and codec services are injected by Karaf (so a test can set
  * them), JSON output goes through the registered codecs, and a refused request prints one line, the
- * service's message, never a stack trace.
+ * service's message, never a stack trace. The shell's user is authorized per tenant as over REST
+ * ({@link TenantAccess}): a group it may not read does not exist for it.
  */
 public abstract class Mcast4aiCommand extends AbstractShellCommand {
 
@@ -37,6 +40,29 @@ public abstract class Mcast4aiCommand extends AbstractShellCommand {
      */
     protected P2mpGroup fresh(P2mpGroup changed) {
         return groupService.getGroup(changed.id()).orElse(changed);
+    }
+
+    /** @return what the shell's user may do */
+    protected TenantAccess access() {
+        return ShellCaller.current();
+    }
+
+    /**
+     * @param id a group id
+     * @return the group, if the shell's user may read it
+     * @throws GroupException NOT_FOUND if there is no such group or the user may not read it
+     */
+    protected P2mpGroup readable(P2mpGroupId id) {
+        return access().readable(groupService.getGroup(id).orElseThrow(() -> GroupException.notFound(id)));
+    }
+
+    /**
+     * @param id a group id
+     * @return the group, if the shell's user may change it
+     * @throws GroupException NOT_FOUND as {@link #readable}, FORBIDDEN if the user may only read it
+     */
+    protected P2mpGroup changeable(P2mpGroupId id) {
+        return access().changeable(readable(id));
     }
 
     @Override

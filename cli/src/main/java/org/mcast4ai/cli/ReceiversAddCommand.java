@@ -15,6 +15,7 @@ public class ReceiversAddCommand extends ReceiversCommand {
 
     @Override
     protected P2mpGroup change(P2mpGroupId group, Set<Endpoint> endpoints) {
+        changeable(group);
         return groupService.addReceivers(group, endpoints);
     }
 }

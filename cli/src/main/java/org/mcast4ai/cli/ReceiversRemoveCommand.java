@@ -3,7 +3,6 @@ package org.mcast4ai.cli;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.mcast4ai.api.Endpoint;
-import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 
@@ -16,7 +15,7 @@ public class ReceiversRemoveCommand extends ReceiversCommand {
 
     @Override
     protected P2mpGroup change(P2mpGroupId group, Set<Endpoint> endpoints) {
-        P2mpGroup current = groupService.getGroup(group).orElseThrow(() -> GroupException.notFound(group));
+        P2mpGroup current = changeable(group);
         return groupService.removeReceivers(group, current.receiversNamed(endpoints));
     }
 }

@@ -12,6 +12,7 @@ public class ReconcileCommand extends Mcast4aiCommand {
 
     @Override
     protected void run() {
+        access().checkReadsAll();
         ReconcileCounters c = groupService.reconcileCounters();
         if (outputJson()) {
             print("{\"audits\":%d,\"repairs\":%d,\"orphansRemoved\":%d}", c.audits(), c.repairs(), c.orphansRemoved());

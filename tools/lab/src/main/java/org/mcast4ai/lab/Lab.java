@@ -74,6 +74,10 @@ public final class Lab implements AutoCloseable {
          * {@code ovs-ofctl} per switch and stage (1: every batch on its own, as before batching).
          */
         public int joinedBatches = 512;
+        /** Users and roles of the REST API (Karaf's users.properties format); null: ONOS's default onos/rocks. */
+        public java.nio.file.Path users;
+        /** Address the REST API listens on: loopback unless told otherwise. */
+        public String bind = "127.0.0.1";
     }
 
     private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
@@ -149,11 +153,18 @@ public final class Lab implements AutoCloseable {
      * @throws IllegalStateException if a component or the REST application cannot start
      */
     public static Lab start(LabFabric fabric, Ofctl ofctl, int port, List<String> components, Settings settings) {
+        LabRealm realm;
+        try {
+            realm = LabRealm.read(settings.users);
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new IllegalStateException("cannot read the users file " + settings.users + ": " + e.getMessage(), e);
+        }
         Lab lab = new Lab(fabric, ofctl, settings);
         try {
             lab.host.activate(components);
+            String host = settings.bind.contains(":") ? "[" + settings.bind + "]" : settings.bind;
             lab.rest = RestServer.start(REST_APPLICATION,
-                                        URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), lab.registry);
+                    URI.create("http://" + host + ":" + port + "/onos/mcast4ai/"), lab.registry, realm);
         } catch (RuntimeException e) {
             lab.close();
             throw e;

@@ -6,9 +6,10 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181] [--state FILE]}: hosts the
- * mcast4ai components over an Open vSwitch lab fabric and serves the REST API at
- * {@code http://127.0.0.1:PORT/onos/mcast4ai/} until SIGTERM or Ctrl-C.
+ * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181] [--state FILE]
+ * [--users FILE] [--bind ADDRESS]}: hosts the mcast4ai components over an Open vSwitch lab fabric and serves the
+ * REST API at {@code http://127.0.0.1:PORT/onos/mcast4ai/} (BASIC, the users of FILE or ONOS's default
+ * {@code onos}/{@code rocks}) until SIGTERM or Ctrl-C.
  * {@code java -jar mcast4ai-lab.jar bench --fabric F} runs the setup measurements ({@link SetupBench}).
  */
 public final class LabRunner {
@@ -41,6 +42,12 @@ public final class LabRunner {
                         break;
                     case "--state":
                         settings.stateFile = Path.of(args[++i]);
+                        break;
+                    case "--users":
+                        settings.users = Path.of(args[++i]);
+                        break;
+                    case "--bind":
+                        settings.bind = args[++i];
                         break;
                     default:
                         usage("unknown argument " + args[i]);
@@ -93,7 +100,8 @@ public final class LabRunner {
 
     private static void usage(String why) {
         System.err.println("lab-runner: " + why);
-        System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181] [--state FILE]");
+        System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181] [--state FILE]"
+                + " [--users USERS.properties] [--bind 127.0.0.1]");
         System.exit(2);
     }
 }

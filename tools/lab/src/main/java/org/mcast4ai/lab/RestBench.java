@@ -160,7 +160,8 @@ public final class RestBench {
     }
 
     private JsonNode call(HttpClient c, String method, String path, String body, int expect) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", LabRealm.defaultAdmin());
         if (body != null) {
             b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
         } else {

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Serves a JAX-RS application (the mcast4ai REST module's) with Jersey 2.27 on the JDK HTTP server,
- * with {@link BaseResource} looking services up in the lab's directory instead of OSGi.
+ * with {@link BaseResource} looking services up in the lab's directory instead of OSGi, behind a
+ * {@link LabRealm} (BASIC, as ONOS's Jetty).
  */
 public final class RestServer implements AutoCloseable {
 
@@ -43,10 +44,11 @@ public final class RestServer implements AutoCloseable {
      * @param applicationClass JAX-RS application class name
      * @param base             base URI, e.g. {@code http://127.0.0.1:8181/onos/mcast4ai/}
      * @param directory        where the resources find services
+     * @param realm            who may call, with which roles
      * @return the running server
      * @throws IllegalStateException if the application cannot be loaded
      */
-    public static RestServer start(String applicationClass, URI base, ServiceDirectory directory) {
+    public static RestServer start(String applicationClass, URI base, ServiceDirectory directory, LabRealm realm) {
         useDirectory(directory);
         Application app;
         try {
@@ -54,7 +56,7 @@ public final class RestServer implements AutoCloseable {
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new IllegalStateException("cannot load the REST application " + applicationClass + ": " + e, e);
         }
-        ResourceConfig config = ResourceConfig.forApplication(app).register(LoopbackAdmin.class);
+        ResourceConfig config = ResourceConfig.forApplication(app).register(realm);
         // the JDK server reads these once, when its first server is made: without TCP_NODELAY every keep-alive
         // answer waits for the client's delayed ACK (about 40 ms, Nagle); without a request time limit a client
         // whose Content-Length exceeds its body holds a thread for good

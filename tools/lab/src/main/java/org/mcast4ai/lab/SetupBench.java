@@ -261,7 +261,8 @@ public final class SetupBench {
     }
 
     private JsonNode call(String method, String path, String body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", LabRealm.defaultAdmin());
         if (body != null) {
             b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
         } else {

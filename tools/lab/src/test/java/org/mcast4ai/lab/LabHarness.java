@@ -126,7 +126,7 @@ final class LabHarness {
 
         JsonNode call(String method, String path, String body, int expectStatus) throws Exception {
             HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(20))
-                    .header("Accept", "application/json");
+                    .header("Accept", "application/json").header("Authorization", LabRealm.defaultAdmin());
             if (body != null) {
                 b.header("Content-Type", "application/json")
                         .method(method, HttpRequest.BodyPublishers.ofString(body));

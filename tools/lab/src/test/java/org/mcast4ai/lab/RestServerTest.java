@@ -28,8 +28,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The lab's HTTP server: loopback only, and a client that never sends its whole body does not hold a thread. */
+/**
+ * The lab's HTTP server: loopback only, BASIC against the configured users as ONOS's realm, and a client that
+ * never sends its whole body does not hold a thread.
+ */
 class RestServerTest {
+    private static final String USERS = LabRealm.DEFAULT_USERS
+            + "alice = wonder, _g_:t1users\n"
+            + "_g_\\:t1users = group, mcast4ai-tenant, mcast4ai-tenant-t1\n"
+            + "mallory = x, manager\n";
 
     /** A one-resource application. */
     public static final class Ping extends Application {
@@ -42,10 +49,15 @@ class RestServerTest {
     /** Answers pings; reads a body to its end. */
     @Path("ping")
     public static final class PingResource {
-        /** @return pong */
+        /**
+         * @param security the caller
+         * @return pong and who asked with which roles
+         */
         @GET
-        public String ping() {
-            return "pong";
+        public String ping(@javax.ws.rs.core.Context javax.ws.rs.core.SecurityContext security) {
+            return "pong " + security.getUserPrincipal().getName()
+                    + (security.isUserInRole("admin") ? " admin" : "")
+                    + (security.isUserInRole("mcast4ai-tenant-t1") ? " t1" : "");
         }
 
         /**
@@ -80,11 +92,13 @@ class RestServerTest {
     void servesOnLoopbackOnly() throws Exception {
         int port = freePort();
         try (RestServer server = RestServer.start(Ping.class.getName(),
-                URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), new ServiceRegistry())) {
+                URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), new ServiceRegistry(),
+                LabRealm.parse(USERS))) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/ping")).build(),
+                    URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/ping"))
+                    .header("Authorization", LabRealm.basic("onos", "rocks")).build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertEquals("pong", r.body());
+            assertEquals("pong onos admin", r.body());
             Optional<InetAddress> other = nonLoopback();
             assumeTrue(other.isPresent(), "no non-loopback IPv4 address on this machine");
             assertThrows(java.io.IOException.class, () -> {
@@ -99,7 +113,8 @@ class RestServerTest {
     void aBodyShorterThanItsContentLengthIsCutOffAndTheServerStillAnswers() throws Exception {
         int port = freePort();
         try (RestServer server = RestServer.start(Ping.class.getName(),
-                URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), new ServiceRegistry());
+                URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), new ServiceRegistry(),
+                LabRealm.parse(USERS));
              Socket s = new Socket("127.0.0.1", port)) {
             long t0 = System.nanoTime();
             OutputStream out = s.getOutputStream();
@@ -120,9 +135,49 @@ class RestServerTest {
             assertTrue(seconds < RestServer.MAX_REQUEST_SECONDS + 5, "cut off after " + seconds + " s");
             // and it still serves others
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/ping")).build(),
+                    URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/ping"))
+                    .header("Authorization", LabRealm.basic("onos", "rocks")).build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertEquals("pong", r.body());
+            assertEquals("pong onos admin", r.body());
         }
+    }
+
+    @Test
+    void callersAuthenticateAsWithOnosRealm() throws Exception {
+        int port = freePort();
+        URI ping = URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/ping");
+        try (RestServer server = RestServer.start(Ping.class.getName(),
+                URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"), new ServiceRegistry(),
+                LabRealm.parse(USERS))) {
+            HttpClient client = HttpClient.newHttpClient();
+            HttpResponse<String> none = client.send(HttpRequest.newBuilder(ping).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, none.statusCode());
+            assertEquals("Basic realm=\"karaf\"", none.headers().firstValue("WWW-Authenticate").orElse(""));
+            for (String auth : new String[]{LabRealm.basic("onos", "rock"), LabRealm.basic("nobody", "rocks"),
+                    LabRealm.basic("onos", ""), "Basic !!!", "Bearer x", LabRealm.basic("alice", "wonder!")}) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(ping).header("Authorization", auth)
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(401, r.statusCode(), auth);
+                assertTrue(r.body().contains("wrong user name or password"), r.body());
+            }
+            HttpResponse<String> alice = client.send(HttpRequest.newBuilder(ping)
+                    .header("Authorization", LabRealm.basic("alice", "wonder")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals("pong alice t1", alice.body());
+            // a Karaf user holding none of the roles web.xml admits
+            HttpResponse<String> mallory = client.send(HttpRequest.newBuilder(ping)
+                    .header("Authorization", LabRealm.basic("mallory", "x")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, mallory.statusCode());
+        }
+    }
+
+    @Test
+    void aUsersFileWithAnUndefinedGroupIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LabRealm.parse("bob = pw, _g_:nogroup\n"));
+        assertTrue(e.getMessage().contains("nogroup"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LabRealm.parse("bob = \n"));
     }
 }

@@ -16,18 +16,18 @@ public final class GroupBitmap {
 
     private final P2mpGroupId groupId;
     private final String carrier;
-    private final ImmutableMap<String, Integer> receiverBits;
+    private final ImmutableMap<Endpoint, Integer> receiverBits;
     private final long groupBits;
     private final String stampMac;
 
     /**
      * @param groupId      group id
      * @param carrier      header field carrying the bitmap ({@link #CARRIER_ETH_SRC})
-     * @param receiverBits receiver host id to its bit, in the group's receiver order
+     * @param receiverBits each receiver, as the request names it (host and QPN), to its bit, in receiver order
      * @param groupBits    OR of the receivers' bits
      * @param stampMac     the full group's stamp (source MAC, {@code 02:..} form)
      */
-    public GroupBitmap(P2mpGroupId groupId, String carrier, Map<String, Integer> receiverBits, long groupBits,
+    public GroupBitmap(P2mpGroupId groupId, String carrier, Map<Endpoint, Integer> receiverBits, long groupBits,
                        String stampMac) {
         this.groupId = Objects.requireNonNull(groupId);
         this.carrier = Objects.requireNonNull(carrier);
@@ -46,8 +46,8 @@ public final class GroupBitmap {
         return carrier;
     }
 
-    /** @return receiver host id to bit, in receiver order */
-    public Map<String, Integer> receiverBits() {
+    /** @return each receiver as the request names it to its bit, in receiver order */
+    public Map<Endpoint, Integer> receiverBits() {
         return receiverBits;
     }
 

@@ -51,6 +51,16 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
         throw GroupException.conflict("this group service does not provide bit maps");
     }
 
+    /**
+     * What a BITMAP group uses on the switches: its stamp at the source leaf and the static tables.
+     *
+     * @param id group id
+     * @return the plan, or empty if the group holds no stamp (not BITMAP, or nothing installed yet)
+     */
+    default java.util.Optional<BitmapPlan> getBitmapPlan(P2mpGroupId id) {
+        return java.util.Optional.empty();
+    }
+
     /** @return what the reconcile loop (audits, repairs, orphan removal) has done on this instance */
     default ReconcileCounters reconcileCounters() {
         return new ReconcileCounters(0, 0, 0);

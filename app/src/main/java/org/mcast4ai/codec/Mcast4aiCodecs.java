@@ -1,6 +1,7 @@
 package org.mcast4ai.codec;
 
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.BitmapPlan;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
@@ -19,7 +20,7 @@ public final class Mcast4aiCodecs {
     /** Model classes that have a codec. */
     public static final List<Class<?>> CLASSES = List.of(
             P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class,
-            GroupBitmap.class);
+            GroupBitmap.class, BitmapPlan.class);
 
     private Mcast4aiCodecs() {
     }
@@ -36,6 +37,7 @@ public final class Mcast4aiCodecs {
         codecService.registerCodec(GroupPlan.class, new GroupPlanCodec());
         codecService.registerCodec(StateChange.class, new StateChangeCodec());
         codecService.registerCodec(GroupBitmap.class, new GroupBitmapCodec());
+        codecService.registerCodec(BitmapPlan.class, new BitmapPlanCodec());
     }
 
     /**

@@ -20,6 +20,8 @@ import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.BitmapPlan;
+import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
@@ -452,6 +454,14 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                     + "INSTALLED or DEGRADED" + (group.reason().isEmpty() ? "" : " (" + group.reason() + ")"));
         }
         return bitmaps.bitmapOf(group, snapshots.snapshot());
+    }
+
+    @Override
+    public java.util.Optional<BitmapPlan> getBitmapPlan(P2mpGroupId id) {
+        checkId(id);
+        BitmapStamp stamp = store.programmed(id).installedOne(BitmapStamp.class);
+        return stamp == null ? java.util.Optional.empty()
+                : java.util.Optional.of(bitmaps.planOf(stamp, snapshots.snapshot()));
     }
 
     @Override

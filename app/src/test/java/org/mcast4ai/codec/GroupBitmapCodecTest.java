@@ -2,6 +2,7 @@ package org.mcast4ai.codec;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.impl.bitmap.EthSrcBitmap;
@@ -12,14 +13,15 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class GroupBitmapCodecTest {
 
     @Test
     void encodesReceiversInOrderWithBitsAndTheStamp() {
-        Map<String, Integer> bits = new LinkedHashMap<>();
-        bits.put("00:00:00:00:04:02/None", 7);
-        bits.put("00:00:00:00:02:01/None", 2);
+        Map<Endpoint, Integer> bits = new LinkedHashMap<>();
+        bits.put(Endpoint.of("00:00:00:00:04:02/None", 18), 7);
+        bits.put(Endpoint.of("00:00:00:00:02:01/None"), 2);
         GroupBitmap b = new GroupBitmap(P2mpGroupId.of(7), GroupBitmap.CARRIER_ETH_SRC, bits, 0x84L,
                 EthSrcBitmap.stamp(0x84L).toString());
         ObjectNode n = GroupBitmapCodec.encode(b);
@@ -30,6 +32,8 @@ class GroupBitmapCodecTest {
         assertEquals("eth_src", n.get("carrier").asText());
         assertEquals("00:00:00:00:04:02/None", n.get("receivers").get(0).get("host").asText());
         assertEquals(7, n.get("receivers").get(0).get("bit").asInt());
+        assertEquals(18, n.get("receivers").get(0).get("qpn").asInt());
+        assertTrue(n.get("receivers").get(1).path("qpn").isMissingNode());
         assertEquals(2, n.get("receivers").get(1).get("bit").asInt());
         assertEquals("0x84", n.get("groupBits").asText());
         assertEquals(EthSrcBitmap.stamp(0x84L).toString(), n.get("stampMac").asText());

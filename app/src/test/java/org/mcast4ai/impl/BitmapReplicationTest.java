@@ -204,7 +204,8 @@ class BitmapReplicationTest {
         h.flows.ackAll();
         GroupBitmap b = h.manager.getBitmap(g.id());
         // positions are numbered leaf by leaf, port by port: 2/1 -> 2, 3/1 -> 4, 4/2 -> 7
-        assertEquals(Map.of(hostId(2, 1), 2, hostId(3, 1), 4, hostId(4, 2), 7), b.receiverBits());
+        assertEquals(Map.of(Endpoint.of(hostId(2, 1)), 2, Endpoint.of(hostId(3, 1)), 4, Endpoint.of(hostId(4, 2)), 7),
+                b.receiverBits());
         assertEquals(0x94L, b.groupBits());
         assertEquals(EthSrcBitmap.stamp(0x94L).toString(), b.stampMac());
         assertEquals("eth_src", b.carrier());

@@ -41,6 +41,7 @@ public class GroupBitmapCommand extends Mcast4aiCommand {
     static void printBitmap(Mcast4aiCommand c, GroupBitmap b) {
         c.print("bitmap: carrier=%s groupBits=0x%s stampMac=%s", b.carrier(), Long.toHexString(b.groupBits()),
                 b.stampMac());
-        b.receiverBits().forEach((host, bit) -> c.print("  bit %d %s", bit, host));
+        b.receiverBits().forEach((receiver, bit) -> c.print("  bit %d %s", bit, receiver.host()
+                + (receiver.qpn().isPresent() ? " qpn " + receiver.qpn().getAsInt() : "")));
     }
 }

@@ -2,6 +2,7 @@ package org.mcast4ai.rest;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.mcast4ai.api.BitmapPlan;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.GroupException;
@@ -245,9 +246,13 @@ public class GroupsWebResource extends AbstractWebResource {
     }
 
     /**
-     * Returns the plan installed for a group: per device, the port its packets enter by and the ports
-     * copies leave by, and the switch-to-switch links of the tree. Empty when nothing is installed.
-     * Returns 404 for an unknown id.
+     * Returns what is installed for a group and how it replicates ({@code mode}). A TREE group: per device, the
+     * port its packets enter by and the ports copies leave by, and the switch-to-switch links of the tree. A
+     * BITMAP group has no per-device tree ({@code devices} and {@code links} are empty): {@code bitmap} names its
+     * one per-group entry, the stamp on the source leaf (device, port, bits, stamp address, the uplink its
+     * copies take), and the static tables it shares with every group (generation, whether the switches
+     * acknowledged them, rules and egress groups per switch); {@code transitEntries} is 0. Empty when nothing
+     * is installed. Returns 404 for an unknown id.
      *
      * @param id group id
      * @return 200 OK with the plan
@@ -259,9 +264,12 @@ public class GroupsWebResource extends AbstractWebResource {
     public Response getPlan(@PathParam("id") String id) {
         onlyQuery();
         P2mpGroupId gid = P2mpGroupId.parse(id);
-        readable(gid);
+        P2mpGroup group = readable(gid);
         GroupPlan plan = service().getInstalledPlan(gid);
-        return ok(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this)).build();
+        ObjectNode root = mapper().createObjectNode().put("mode", group.effectiveMode().name());
+        root.setAll(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this));
+        service().getBitmapPlan(gid).ifPresent(b -> root.set("bitmap", codecFor(BitmapPlan.class).encode(b, this)));
+        return ok(root).build();
     }
 
     /**

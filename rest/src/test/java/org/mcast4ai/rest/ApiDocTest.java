@@ -96,7 +96,7 @@ class ApiDocTest extends RestTestBase {
     @Test
     void bitmapSchemaListsExactlyTheEncodedFields() throws IOException {
         GroupBitmap bitmap = new GroupBitmap(P2mpGroupId.of(7), GroupBitmap.CARRIER_ETH_SRC,
-                Map.of("10.0.0.3", 2), 0x4L, "02:00:00:00:00:04");
+                Map.of(org.mcast4ai.api.Endpoint.of("10.0.0.3", 18), 2), 0x4L, "02:00:00:00:00:04");
         ObjectNode encoded = context.codec(GroupBitmap.class).encode(bitmap, context);
         JsonNode schema = schema("Bitmap");
         assertEquals(names(schema.get("properties").fieldNames()), names(encoded.fieldNames()));

@@ -12,7 +12,7 @@ class GroupBitmapWebResourceTest extends RestTestBase {
     @Test
     void bitmapGroupReturnsReceiverBitsAndTheStamp() throws Exception {
         RestServer.Reply created = call("POST", "groups", "{'tenant':'t1','name':'b','jobId':'j',"
-                + "'source':'10.0.0.1','receivers':['10.0.0.3','10.0.0.8'],'mode':'BITMAP'}");
+                + "'source':'10.0.0.1','receivers':['10.0.0.3',{'host':'10.0.0.8','qpn':4242}],'mode':'BITMAP'}");
         assertEquals(201, created.status, created.toString());
         long id = created.json().get("id").asLong();
 
@@ -24,6 +24,9 @@ class GroupBitmapWebResourceTest extends RestTestBase {
         assertEquals("eth_src", b.get("carrier").asText());
         assertEquals("10.0.0.3", b.get("receivers").get(0).get("host").asText(), b.toString());
         assertEquals("10.0.0.8", b.get("receivers").get(1).get("host").asText(), b.toString());
+        // the QPN the request gave, so a sender addressing a subset knows which queue pair each bit reaches
+        assertEquals(4242, b.get("receivers").get(1).get("qpn").asInt(), b.toString());
+        assertTrue(b.get("receivers").get(0).path("qpn").isMissingNode(), b.toString());
         int bit3 = b.get("receivers").get(0).get("bit").asInt();
         int bit8 = b.get("receivers").get(1).get("bit").asInt();
         assertTrue(bit3 != bit8 && bit3 >= 0 && bit8 >= 0, b.toString());
@@ -39,5 +42,31 @@ class GroupBitmapWebResourceTest extends RestTestBase {
         assertError(call("GET", "groups/" + id + "/bitmap", null), 409, "not BITMAP");
         assertError(call("GET", "groups/99/bitmap", null), 404);
         assertError(call("GET", "groups/x/bitmap", null), 400);
+    }
+
+    @Test
+    void planOfABitmapGroupNamesItsStampAndTheStaticTables() throws Exception {
+        RestServer.Reply created = call("POST", "groups", "{'tenant':'t1','name':'b','source':'10.0.0.1',"
+                + "'receivers':['10.0.0.3','10.0.0.8'],'mode':'BITMAP'}");
+        long id = created.json().get("id").asLong();
+        JsonNode plan = call("GET", "groups/" + id + "/plan", null).json();
+        assertEquals("BITMAP", plan.get("mode").asText(), plan.toString());
+        assertEquals(0, plan.get("devices").size(), "no per-device tree");
+        JsonNode stamp = plan.get("bitmap").get("stamp");
+        JsonNode bitmap = call("GET", "groups/" + id + "/bitmap", null).json();
+        assertEquals(bitmap.get("groupBits").asText(), stamp.get("groupBits").asText());
+        assertEquals(bitmap.get("stampMac").asText(), stamp.get("stampMac").asText());
+        assertTrue(stamp.get("switchStamped").asBoolean());
+        assertTrue(stamp.get("uplink").asText().startsWith("spread slot"), stamp.toString());
+        JsonNode tables = plan.get("bitmap").get("staticTables");
+        assertTrue(tables.get("inPlace").asBoolean(), tables.toString());
+        assertEquals(6, tables.get("devices").size(), "2 spines and 4 leaves: " + tables);
+        assertEquals(0, plan.get("bitmap").get("transitEntries").asInt());
+
+        long tree = createTree("t", "10.0.0.2");
+        JsonNode treePlan = call("GET", "groups/" + tree + "/plan", null).json();
+        assertEquals("TREE", treePlan.get("mode").asText());
+        assertTrue(treePlan.path("bitmap").isMissingNode());
+        assertTrue(treePlan.get("devices").size() > 0);
     }
 }

@@ -6,6 +6,7 @@ import org.mcast4ai.impl.store.StaticTables;
 import com.google.common.collect.ImmutableSet;
 import java.util.concurrent.RejectedExecutionException;
 import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.BitmapPlan;
 import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
@@ -339,18 +340,50 @@ public final class BitmapReplication {
      */
     public GroupBitmap bitmapOf(P2mpGroup group, FabricSnapshot fabric) {
         BitmapLayout l = layout(fabric);
-        Map<String, Integer> bits = new LinkedHashMap<>();
+        Map<Endpoint, Integer> bits = new LinkedHashMap<>();
         long all = 0;
         for (Endpoint r : group.request().receivers()) {
             HostId id = hosts.resolveOrNull(r);
             int bit = id == null ? -1 : l.bitOfHost(id.toString());
             if (bit >= 0) {
                 // named as the caller named the receiver, not by ONOS's host id
-                bits.put(r.host(), bit);
+                bits.put(r, bit);
                 all |= 1L << bit;
             }
         }
         return new GroupBitmap(group.id(), GroupBitmap.CARRIER_ETH_SRC, bits, all,
                 EthSrcBitmap.stamp(all).toString());
+    }
+
+    /**
+     * @param stamp  the stamp a BITMAP group holds on its source leaf
+     * @param fabric the current snapshot
+     * @return what the group uses on the switches: the stamp and every switch's static tables
+     */
+    public synchronized BitmapPlan planOf(BitmapStamp stamp, FabricSnapshot fabric) {
+        BitmapLayout l = layout(fabric);
+        String leaf = stamp.device().toString();
+        String uplink;
+        int u = stamp.uplink();
+        if (!stamp.goesUp()) {
+            uplink = "none: every receiver is on the source leaf";
+        } else if (u > BitmapLayout.SLOT_BASE && u <= BitmapLayout.SLOT_BASE + BitmapLayout.SLOTS) {
+            long port = l.slotUplink(leaf, u - BitmapLayout.SLOT_BASE);
+            uplink = "spread slot " + (u - BitmapLayout.SLOT_BASE) + " of " + BitmapLayout.SLOTS
+                    + (port < 0 ? ", no uplink reaches every receiver now" : ", now port " + port);
+        } else {
+            uplink = "port " + u + " (the only uplink that reaches the group's receivers outside the leaf)";
+        }
+        List<BitmapPlan.StaticDevice> devices = new ArrayList<>();
+        if (programmer != null && l.fits()) {
+            programmer.planner().staticEntries(l).entrySet().stream()
+                    .sorted(java.util.Comparator.comparing(e -> e.getKey().toString()))
+                    .forEach(e -> devices.add(new BitmapPlan.StaticDevice(e.getKey(), e.getValue().rules().size(),
+                            e.getValue().groups().size())));
+        }
+        StaticTables t = store.staticTables();
+        return new BitmapPlan(stamp.device(), stamp.inPort(), stamp.bits(), EthSrcBitmap.stamp(stamp.bits())
+                .toString(), stamp.sourceMac() != null, uplink, t == null ? 0 : t.generation(), readyFor(l),
+                devices);
     }
 }

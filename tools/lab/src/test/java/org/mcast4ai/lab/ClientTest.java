@@ -5,19 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.client.Main;
-import org.mcast4ai.codec.Mcast4aiCodecs;
 import org.mcast4ai.impl.HostedManager;
-import org.onosproject.codec.CodecService;
-import org.onosproject.codec.impl.CodecManager;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,12 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClientTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final String USERS = LabRealm.DEFAULT_USERS
-            + "alice = wonder, mcast4ai-tenant, mcast4ai-tenant-t1\n"
-            + "bob = builder, mcast4ai-tenant, mcast4ai-tenant-t2\n";
-
+    private HostedRest rest;
     private HostedManager hosted;
-    private RestServer server;
     private Map<String, String> env;
 
     /** What one run of the command printed and returned. */
@@ -63,21 +53,10 @@ class ClientTest {
     }
 
     void start(String... config) throws Exception {
-        hosted = HostedManager.withHosts(8, config);
-        CodecManager codecs = new CodecManager();
-        codecs.activate();
-        Mcast4aiCodecs.registerAll(codecs);
-        ServiceRegistry registry = new ServiceRegistry()
-                .register(P2mpGroupAdminService.class, hosted.service())
-                .register(CodecService.class, codecs);
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        server = RestServer.start(Lab.REST_APPLICATION, URI.create("http://127.0.0.1:" + port + "/onos/mcast4ai/"),
-                registry, LabRealm.parse(USERS));
+        rest = new HostedRest(8, config);
+        hosted = rest.hosted;
         // as an operator's shell has it: the address in ONOS's variable, ONOS's default credentials
-        env = Map.of("OCI", "127.0.0.1:" + port);
+        env = Map.of("OCI", "127.0.0.1:" + rest.port);
     }
 
     @BeforeEach
@@ -87,11 +66,8 @@ class ClientTest {
 
     @AfterEach
     void tearDown() {
-        if (server != null) {
-            server.close();
-        }
-        if (hosted != null) {
-            hosted.close();
+        if (rest != null) {
+            rest.close();
         }
     }
 

@@ -21,7 +21,8 @@ import java.util.TreeMap;
 /**
  * Random requests over every endpoint of the REST API, as random callers (the administrator, two tenant users,
  * no credentials, a wrong password), bounded in count. Each answer is checked: never a 5xx, never past the
- * deadline, never a stack trace; a refused request changes no group; a tenant user's request never changes,
+ * deadline, never a stack trace; a refused request changes no group (what was asked for it, or whether it is
+ * live: states and versions move on their own while switches answer); a tenant user's request never changes,
  * shows or lists another tenant's group; the group list always parses as strict JSON.
  *
  * <p>{@code java -cp mcast4ai-lab.jar org.mcast4ai.lab.RestFuzz --base URL --hosts SRC,H2,... [--count N]
@@ -171,24 +172,33 @@ public final class RestFuzz {
         }
     }
 
-    /** A group as the administrator sees it: its tenant and version. */
+    /**
+     * A group as the administrator sees it: its tenant, what was asked for it and whether it is live. States
+     * and versions move on their own while switches answer, so they are not what a request changed.
+     */
     private static final class Seen {
+        private static final List<String> ASKED = List.of("tenant", "name", "jobId", "source", "receivers", "mode",
+                "reliability", "priority");
         final String tenant;
-        final long version;
+        final String asked;
 
-        Seen(String tenant, long version) {
-            this.tenant = tenant;
-            this.version = version;
+        Seen(JsonNode group) {
+            this.tenant = group.path("tenant").asText();
+            StringBuilder b = new StringBuilder();
+            ASKED.forEach(f -> b.append(group.path(f)).append('|'));
+            String state = group.path("state").asText();
+            this.asked = b.append(state.equals("WITHDRAWING") || state.equals("WITHDRAWN") ? "withdrawn" : "live")
+                    .toString();
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Seen && ((Seen) o).tenant.equals(tenant) && ((Seen) o).version == version;
+            return o instanceof Seen && ((Seen) o).asked.equals(asked);
         }
 
         @Override
         public int hashCode() {
-            return tenant.hashCode() * 31 + Long.hashCode(version);
+            return asked.hashCode();
         }
     }
 
@@ -207,8 +217,7 @@ public final class RestFuzz {
             problem(result, "the group list carries a lone surrogate");
             result.malformed++;
         }
-        list.path("groups").forEach(g -> out.put(g.path("id").asLong(),
-                new Seen(g.path("tenant").asText(), g.path("version").asLong())));
+        list.path("groups").forEach(g -> out.put(g.path("id").asLong(), new Seen(g)));
         return out;
     }
 

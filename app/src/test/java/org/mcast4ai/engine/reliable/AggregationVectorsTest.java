@@ -42,7 +42,8 @@ class AggregationVectorsTest {
 
     private static String expected(JsonNode o) {
         if (o.has("ack")) {
-            return "ack " + o.get("ack").asInt() + " msn " + o.get("msn").asInt() + " credit " + o.get("credit").asInt();
+            return "ack " + o.get("ack").asInt() + " msn " + o.get("msn").asInt() + " credit "
+                    + o.get("credit").asInt();
         }
         if (o.has("nak")) {
             return "nak " + o.get("nak").asInt() + " msn " + o.get("msn").asInt() + " syndrome "
@@ -71,7 +72,8 @@ class AggregationVectorsTest {
         Map<String, Long> keys = new HashMap<>();
         Map<Long, String> names = new HashMap<>();
         for (String part : List.of("receivers", "strangers", "more")) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = c.path(part).fields(); it.hasNext(); ) {
+            Iterator<Map.Entry<String, JsonNode>> it = c.path(part).fields();
+            while (it.hasNext()) {
                 Map.Entry<String, JsonNode> e = it.next();
                 keys.put(e.getKey(), keyOf(e.getValue()));
                 names.put(keyOf(e.getValue()), e.getKey());

@@ -4,9 +4,10 @@ import org.mcast4ai.api.TenantAccess;
 
 import javax.ws.rs.core.SecurityContext;
 import java.security.Principal;
+import java.util.Set;
 
 /** The caller of a REST request as ONOS's realm authenticated it. */
-final class Callers {
+public final class Callers {
 
     private Callers() {
     }
@@ -21,5 +22,37 @@ final class Callers {
             return TenantAccess.of(null, role -> false);
         }
         return TenantAccess.of(user.getName(), security::isUserInRole);
+    }
+
+    /**
+     * What an authenticating front end (ONOS's Jetty, the lab's realm) hands the resources for a user.
+     *
+     * @param user  the user's name, or null for no user
+     * @param roles the user's roles
+     * @return the security context
+     */
+    public static SecurityContext authenticated(String user, Set<String> roles) {
+        Set<String> held = Set.copyOf(roles);
+        return new SecurityContext() {
+            @Override
+            public Principal getUserPrincipal() {
+                return user == null ? null : () -> user;
+            }
+
+            @Override
+            public boolean isUserInRole(String role) {
+                return held.contains(role);
+            }
+
+            @Override
+            public boolean isSecure() {
+                return false;
+            }
+
+            @Override
+            public String getAuthenticationScheme() {
+                return SecurityContext.BASIC_AUTH;
+            }
+        };
     }
 }

@@ -5,8 +5,6 @@ import javax.ws.rs.Priorities;
 import javax.ws.rs.container.ContainerRequestContext;
 import javax.ws.rs.container.ContainerRequestFilter;
 import javax.ws.rs.container.PreMatching;
-import javax.ws.rs.core.SecurityContext;
-import java.security.Principal;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -30,26 +28,6 @@ public class TestCaller implements ContainerRequestFilter {
         Set<String> roles = roleList == null ? Set.of("admin", "viewer")
                 : Arrays.stream(roleList.split(",")).map(String::trim).filter(r -> !r.isEmpty())
                 .collect(Collectors.toSet());
-        request.setSecurityContext(new SecurityContext() {
-            @Override
-            public Principal getUserPrincipal() {
-                return user != null && user.isEmpty() ? null : () -> name;
-            }
-
-            @Override
-            public boolean isUserInRole(String role) {
-                return roles.contains(role);
-            }
-
-            @Override
-            public boolean isSecure() {
-                return false;
-            }
-
-            @Override
-            public String getAuthenticationScheme() {
-                return SecurityContext.BASIC_AUTH;
-            }
-        });
+        request.setSecurityContext(Callers.authenticated(user != null && user.isEmpty() ? null : name, roles));
     }
 }

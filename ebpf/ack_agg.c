@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcast4ai ACK aggregation beside an RC sender: a TC program on the sender's interface (both directions).
+ * It implements the specification of org.mcast4ai.engine.reliable.AckAggregator rule for rule and passes the
+ * same known-answer vectors (models/reliable/ack-aggregation.json):
+ *   - the sender's data to a group's virtual peer (VP) advances the PSN sent; a PSN sent again opens a new
+ *     NAK round and arms one re-ACK;
+ *   - receivers' ACKs, NAKs and CNPs to the VP are consumed: the minimum acknowledged PSN over the group's
+ *     receivers (24-bit serial arithmetic, extended to 64 bits) goes to the sender as one ACK per advance,
+ *     NAKs as the PSN after the minimum once per round, CNPs at most once per interval; strangers and ACKs
+ *     beyond the PSN sent are dropped and counted;
+ *   - the agent's control frames (EtherType 0x88B5, accepted only through BPF_PROG_RUN on loopback and
+ *     with the group's token) configure a group, add and remove receivers and run the stall check.
+ * A packet for the sender is written in place: Ethernet/IPv4/UDP/BTH/AETH from the VP to the sender, IPv4
+ * checksum and RoCEv2 ICRC computed.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "ack_agg.h"
+
+#define ROCE_PORT 4791
+#define PSN_MASK 0xFFFFFFLL
+#define PSN_HALF 0x800000LL
+#define PSN_MOD 0x1000000LL
+#define OP_ACK 0x11
+#define OP_CNP 0x81
+#define OP_LAST_REQUEST 0x0C
+#define SYN_KIND 0xE0
+#define SYN_RNR 0x20
+#define SYN_NAK 0x60
+#define NAK_SEQUENCE 0x60
+#define ACK_FRAME 62   /* Ethernet 14, IPv4 20, UDP 8, BTH 12, AETH 4, ICRC 4 */
+#define CNP_FRAME 74   /* ... BTH 12, 16 reserved, ICRC 4 */
+#define LOOPBACK_IFINDEX 1
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AGG_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, struct agg_group);
+} agg_groups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AGG_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, struct agg_events);
+} agg_events SEC(".maps");
+
+/* the VP's address -> group */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AGG_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_vpeers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AGG_MAX_GROUPS * AGG_MAX_RX);
+	__type(key, struct agg_member_key);
+	__type(value, __u32);
+} agg_members SEC(".maps");
+
+/* a fixed clock for tests; 0: the kernel's */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} agg_clock SEC(".maps");
+
+static const __u32 crc_table[256] = {
+#include "crc32_table.h"
+};
+
+enum emit_kind { EMIT_NONE, EMIT_ACK, EMIT_NAK, EMIT_CNP };
+
+struct emit {
+	__u32 kind;
+	__u32 psn;
+	__u32 msn;
+	__u32 syndrome;
+};
+
+static __always_inline __u64 now_ns(void)
+{
+	__u32 k = 0;
+	__u64 *c = bpf_map_lookup_elem(&agg_clock, &k);
+
+	return c && *c ? *c : bpf_ktime_get_ns();
+}
+
+static __always_inline __s64 extend(__u32 wire, __s64 ref)
+{
+	__s64 d = ((__s64)wire - ref) & PSN_MASK;
+
+	if (d >= PSN_HALF)
+		d -= PSN_MOD;
+	return ref + d;
+}
+
+static __always_inline void event(struct agg_events *ev, __u32 type, __u32 slot)
+{
+	__u32 h = ev->head++;
+
+	ev->ev[h & (AGG_EVENTS - 1)].type = type;
+	ev->ev[h & (AGG_EVENTS - 1)].slot = slot;
+}
+
+static __always_inline void drop(struct agg_group *g, struct agg_events *ev, __u32 why)
+{
+	g->c.drops[why & 7]++;
+	event(ev, why, 0);
+}
+
+enum in_kind { IN_DATA, IN_ACK, IN_NAK, IN_CNP, IN_NON_MEMBER, IN_JOIN, IN_LEAVE, IN_TICK };
+enum post { POST_NONE, POST_ACK_IF_ADVANCED, POST_MIN_ADVANCED, POST_NAK };
+
+/* one input, decoded before the group's lock is taken */
+struct input {
+	__u32 kind;
+	__u32 slot;
+	__u32 psn;
+	__u32 msn;
+	__u32 credit;
+	__u32 syndrome;
+	__u32 ip;
+	__u32 qpn;
+};
+
+/* Finds the minimum over the active receivers again; with stall_min, the receivers at the old minimum are
+ * stalled out first. The one loop over the receivers in the program (the verifier walks it once per path). */
+static __attribute__((noinline)) int scan_min(struct agg_group *g, struct agg_events *ev, int stall_min, __u64 now)
+{
+	__s64 m = 0x7FFFFFFFFFFFFFFFLL, old = g->min;
+	/* the holder's MSN and credit rather than its index: an index would be a precise value per iteration and
+	 * the verifier would walk the loop once per possible holder */
+	__u32 n = 0, msn = 0, credit = 0, i;
+	int found = 0;
+
+	if (!g || !ev)
+		return 0;
+
+	for (i = 0; i < AGG_MAX_RX; i++) {
+		struct agg_rx *r;
+
+		if (i >= g->count)
+			break;
+		r = &g->rx[i];
+		if (!r->used || r->stalled)
+			continue;
+		if (stall_min && r->acked == old) {
+			r->stalled = 1;
+			g->active--;
+			g->c.stalls++;
+			event(ev, AGG_EV_STALLED, i);
+			continue;
+		}
+		if (r->acked < m) {
+			m = r->acked;
+			n = 1;
+			found = 1;
+			msn = r->msn;
+			credit = r->credit;
+		} else if (r->acked == m) {
+			n++;
+		}
+	}
+	if (!found)
+		return 0;
+	if (m > g->min)
+		g->min_since = now;
+	g->min = m;
+	g->at_min = n;
+	g->min_msn = msn;
+	g->min_credit = credit;
+	return 1;
+}
+
+static __always_inline void ack_out(struct agg_group *g, struct emit *e, __s64 psn)
+{
+	g->c.acks_out++;
+	e->kind = EMIT_ACK;
+	e->psn = psn & PSN_MASK;
+	e->msn = g->min_msn;
+	e->syndrome = g->min_credit & 0x1F;
+}
+
+/* a receiver moved ahead; 1 if it was the last one at the minimum (the minimum must be found again) */
+static __always_inline int advance(struct agg_group *g, __u32 s, __s64 p, __u32 msn, __u32 credit, __u64 now)
+{
+	struct agg_rx *r = &g->rx[s & (AGG_MAX_RX - 1)];
+	__s64 old = r->acked;
+
+	r->acked = p;
+	r->msn = msn;
+	r->credit = credit;
+	if (!g->sees_data && p >= g->sent_next) {
+		if (g->sent_next - 1 == g->min)
+			g->min_since = now;
+		g->sent_next = p + 1;
+	}
+	return old == g->min && g->at_min > 0 && --g->at_min == 0;
+}
+
+static __always_inline void stall(struct agg_group *g, struct agg_events *ev, __u32 s)
+{
+	g->rx[s & (AGG_MAX_RX - 1)].stalled = 1;
+	g->active--;
+	g->c.stalls++;
+	event(ev, AGG_EV_STALLED, s);
+}
+
+/* an ACK: -1 when done, else whether the minimum must be found again */
+static __always_inline int on_ack(struct agg_group *g, struct agg_events *ev, struct input *in, __u64 now,
+				  struct emit *e)
+{
+	struct agg_rx *r = &g->rx[in->slot & (AGG_MAX_RX - 1)];
+	__s64 p;
+
+	g->c.acks_in++;
+	p = extend(in->psn, r->acked);
+	if (g->sees_data && p >= g->sent_next) {
+		drop(g, ev, AGG_EV_BEYOND_SENT);
+		return -1;
+	}
+	if (p <= r->acked) {
+		if (g->reack) {
+			g->reack = 0;
+			ack_out(g, e, g->ack_out);
+		}
+		return -1;
+	}
+	return advance(g, in->slot, p, in->msn, in->credit, now);
+}
+
+/* a NAK's first half: -1 when done, -2 fatal (min_advanced follows if it held the minimum: 1 in *held), else
+ * whether the minimum must be found before the NAK is passed on */
+static __always_inline int nak_first(struct agg_group *g, struct agg_events *ev, struct input *in, __u64 now,
+				     int *held)
+{
+	struct agg_rx *r = &g->rx[in->slot & (AGG_MAX_RX - 1)];
+	__u32 kind = in->syndrome & SYN_KIND;
+	__s64 expected;
+
+	g->c.naks_in++;
+	expected = extend(in->psn, r->acked + 1);
+	if (kind == SYN_NAK && (in->syndrome & 0x1F) != 0) {
+		/* an access or operational error: the receiver's QP is broken, the sender's must not be */
+		*held = r->acked == g->min && g->at_min > 0 && --g->at_min == 0;
+		stall(g, ev, in->slot);
+		return -2;
+	}
+	if (g->sees_data && expected >= g->sent_next) {
+		drop(g, ev, AGG_EV_BEYOND_SENT);
+		return -1;
+	}
+	if (kind == SYN_NAK && expected - 1 > r->acked)
+		return advance(g, in->slot, expected - 1, in->msn, r->credit, now);
+	return 0;
+}
+
+/* a NAK's second half, with the minimum current */
+static __always_inline void nak_second(struct agg_group *g, struct agg_events *ev, struct input *in, __u64 now,
+				       struct emit *e)
+{
+	__u32 kind = in->syndrome & SYN_KIND;
+	__s64 resend = g->min + 1;
+	int repeat = g->has_nak_out && resend == g->nak_out
+		     && !(g->sees_data ? g->retransmitted : now - g->nak_out_ns >= g->nak_holdoff_ns);
+
+	if (repeat) {
+		drop(g, ev, AGG_EV_NAK_REPEATED);
+		return;
+	}
+	g->has_nak_out = 1;
+	g->nak_out = resend;
+	g->nak_out_ns = now;
+	g->retransmitted = 0;
+	if (g->min > g->ack_out) {
+		g->ack_out = g->min;
+		g->min_since = now;
+	}
+	g->c.naks_out++;
+	e->kind = EMIT_NAK;
+	e->psn = resend & PSN_MASK;
+	e->msn = g->min_msn;
+	e->syndrome = kind == SYN_RNR ? in->syndrome : NAK_SEQUENCE;
+}
+
+static __always_inline void on_cnp(struct agg_group *g, struct agg_events *ev, __u64 now, struct emit *e)
+{
+	g->c.cnps_in++;
+	if (g->has_cnp_out && now - g->cnp_out_ns < g->cnp_interval_ns) {
+		drop(g, ev, AGG_EV_CNP_RATE);
+		return;
+	}
+	g->has_cnp_out = 1;
+	g->cnp_out_ns = now;
+	g->c.cnps_out++;
+	e->kind = EMIT_CNP;
+}
+
+static __always_inline void on_data(struct agg_group *g, __u32 psn, __u64 now)
+{
+	__s64 p = extend(psn, g->sent_next);
+
+	if (p >= g->sent_next) {
+		if (g->active > 0 && g->min == g->sent_next - 1)
+			g->min_since = now;
+		g->sent_next = p + 1;
+	} else {
+		g->retransmitted = 1;
+		g->reack = 1;
+	}
+}
+
+/* a receiver joins at in->psn: its slot in in->slot; -1 if refused */
+static __always_inline int on_join(struct agg_group *g, struct input *in, __u64 now)
+{
+	__s64 join = extend(in->psn, g->ack_out + 1);
+	__u32 s;
+	struct agg_rx *r;
+
+	if (join < g->ack_out + 1 || (g->sees_data && join > g->sent_next))
+		return -1;
+	if (g->free_top > 0 && g->free_top <= AGG_MAX_RX)
+		s = g->free_slot[(--g->free_top) & (AGG_MAX_RX - 1)];
+	else if (g->count < AGG_MAX_RX)
+		s = g->count++;
+	else
+		return -1;
+	s &= AGG_MAX_RX - 1;
+	r = &g->rx[s];
+	r->used = 1;
+	r->stalled = 0;
+	r->acked = join - 1;
+	r->ip = in->ip;
+	r->qpn = in->qpn;
+	r->msn = g->min_msn;
+	r->credit = g->min_credit;
+	in->slot = s;
+	if (g->active++ == 0) {
+		g->min = join - 1;
+		g->at_min = 1;
+		g->min_since = now;
+	} else if (join - 1 == g->min) {
+		g->at_min++;
+	}
+	return 0;
+}
+
+/* a receiver leaves: whether it was the last one at the minimum */
+static __always_inline int on_leave(struct agg_group *g, struct input *in)
+{
+	struct agg_rx *r = &g->rx[in->slot & (AGG_MAX_RX - 1)];
+	int held;
+
+	if (!r->used)
+		return 0;
+	held = !r->stalled && r->acked == g->min;
+	if (!r->stalled)
+		g->active--;
+	r->used = 0;
+	if (g->free_top < AGG_MAX_RX)
+		g->free_slot[g->free_top++ & (AGG_MAX_RX - 1)] = in->slot;
+	return held && g->at_min > 0 && --g->at_min == 0;
+}
+
+/* Everything a group does with one input, under its lock: the specification's rules, with one scan at most. */
+static __always_inline int step(struct agg_group *g, struct agg_events *ev, struct input *in, __u64 now,
+				struct emit *e)
+{
+	int scan = 0, stall_min = 0, post = POST_NONE, r, held = 0;
+
+	switch (in->kind) {
+	case IN_DATA:
+		on_data(g, in->psn, now);
+		return 0;
+	case IN_NON_MEMBER:
+		drop(g, ev, AGG_EV_NON_MEMBER);
+		return 0;
+	case IN_CNP:
+		on_cnp(g, ev, now, e);
+		return 0;
+	case IN_JOIN:
+		return on_join(g, in, now);
+	case IN_ACK:
+		r = on_ack(g, ev, in, now, e);
+		if (r < 0)
+			return 0;
+		scan = r;
+		post = POST_ACK_IF_ADVANCED;
+		break;
+	case IN_NAK:
+		r = nak_first(g, ev, in, now, &held);
+		if (r == -1)
+			return 0;
+		if (r == -2) {
+			scan = held;
+			post = POST_MIN_ADVANCED;
+		} else {
+			scan = r;
+			post = POST_NAK;
+		}
+		break;
+	case IN_LEAVE:
+		scan = on_leave(g, in);
+		post = POST_MIN_ADVANCED;
+		break;
+	case IN_TICK:
+		if (g->active == 0 || g->min >= g->sent_next - 1 || now - g->min_since < g->stall_ns)
+			return 0;
+		scan = 1;
+		stall_min = 1;
+		post = POST_MIN_ADVANCED;
+		break;
+	default:
+		return 0;
+	}
+	if (post == POST_MIN_ADVANCED && scan && g->active == 0 && !stall_min) {
+		g->min_since = now;
+		return 0;
+	}
+	if (scan && !scan_min(g, ev, stall_min, now)) {
+		g->min_since = now;
+		return 0;
+	}
+	if (post == POST_ACK_IF_ADVANCED) {
+		if (scan && g->min > g->ack_out) {
+			g->ack_out = g->min;
+			g->reack = 0;
+			ack_out(g, e, g->min);
+		}
+	} else if (post == POST_MIN_ADVANCED) {
+		if (!scan)
+			return 0;
+		if (g->min > g->ack_out) {
+			g->ack_out = g->min;
+			g->reack = 0;
+			ack_out(g, e, g->min);
+		} else {
+			g->min_since = now;
+		}
+	} else if (post == POST_NAK) {
+		nak_second(g, ev, in, now, e);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- writing the sender's packet */
+
+static __always_inline __u16 ip_checksum(struct iphdr *ip)
+{
+	__u16 *w = (__u16 *)ip;
+	__u32 sum = 0;
+	int i;
+
+	ip->check = 0;
+#pragma unroll
+	for (i = 0; i < 10; i++)
+		sum += w[i];
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return ~sum;
+}
+
+static __always_inline __u32 crc_byte(__u32 c, __u8 b)
+{
+	return crc_table[(c ^ b) & 0xFF] ^ (c >> 8);
+}
+
+/* RoCEv2 ICRC: CRC-32 over 8 bytes of ones, then IPv4 (ToS, TTL, checksum as ones), UDP (checksum as ones),
+ * BTH (byte 4 as ones) and the payload */
+static __always_inline __u32 icrc(__u8 *p, void *end, __u32 covered)
+{
+	__u32 c = 0xFFFFFFFF, i;
+
+#pragma unroll
+	for (i = 0; i < 8; i++)
+		c = crc_byte(c, 0xFF);
+	for (i = 0; i < CNP_FRAME - 14 - 4; i++) {
+		__u8 b;
+		__u32 o = 14 + i;
+
+		if (i >= covered)
+			break;
+		if (p + o + 1 > (__u8 *)end)
+			return 0;
+		b = p[o];
+		if (o == 15 || o == 22 || o == 24 || o == 25 || o == 40 || o == 41 || o == 46)
+			b = 0xFF;
+		c = crc_byte(c, b);
+	}
+	return ~c;
+}
+
+static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g, struct emit *e)
+{
+	__u32 len = e->kind == EMIT_CNP ? CNP_FRAME : ACK_FRAME;
+	void *data, *end;
+	__u8 *p;
+	struct iphdr *ip;
+	struct udphdr *udp;
+	__u32 crc, i;
+
+	if (skb->len != len && bpf_skb_change_tail(skb, len, 0))
+		return TC_ACT_SHOT;
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	p = data;
+	if (p + CNP_FRAME > (__u8 *)end && p + len > (__u8 *)end)
+		return TC_ACT_SHOT;
+	if (p + ACK_FRAME > (__u8 *)end)
+		return TC_ACT_SHOT;
+	__builtin_memcpy(p, g->sender_mac, 6);
+	__builtin_memcpy(p + 6, g->vp_mac, 6);
+	p[12] = 0x08;
+	p[13] = 0x00;
+	ip = (void *)(p + 14);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tos = 0;
+	ip->tot_len = bpf_htons(len - 14);
+	ip->id = 0;
+	ip->frag_off = bpf_htons(0x4000);
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	ip->saddr = g->vp_ip;
+	ip->daddr = g->sender_ip;
+	ip->check = ip_checksum(ip);
+	udp = (void *)(p + 34);
+	udp->source = bpf_htons(ROCE_PORT);
+	udp->dest = bpf_htons(ROCE_PORT);
+	udp->len = bpf_htons(len - 34);
+	udp->check = 0;
+	p[42] = e->kind == EMIT_CNP ? OP_CNP : OP_ACK;
+	p[43] = 0;
+	p[44] = 0xFF;
+	p[45] = 0xFF;
+	p[46] = 0;
+	p[47] = g->sender_qpn >> 16;
+	p[48] = g->sender_qpn >> 8;
+	p[49] = g->sender_qpn;
+	p[50] = 0;
+	if (e->kind == EMIT_CNP) {
+		p[51] = p[52] = p[53] = 0;
+		if (p + CNP_FRAME > (__u8 *)end)
+			return TC_ACT_SHOT;
+#pragma unroll
+		for (i = 0; i < 16; i++)
+			p[54 + i] = 0;
+	} else {
+		p[51] = e->psn >> 16;
+		p[52] = e->psn >> 8;
+		p[53] = e->psn;
+		p[54] = e->kind == EMIT_ACK ? e->syndrome & 0x1F : e->syndrome;
+		p[55] = e->msn >> 16;
+		p[56] = e->msn >> 8;
+		p[57] = e->msn;
+	}
+	crc = icrc(p, end, len - 14 - 4);
+	if (p + len > (__u8 *)end)
+		return TC_ACT_SHOT;
+	if (e->kind == EMIT_CNP) {
+		if (p + CNP_FRAME > (__u8 *)end)
+			return TC_ACT_SHOT;
+		p[70] = crc;
+		p[71] = crc >> 8;
+		p[72] = crc >> 16;
+		p[73] = crc >> 24;
+	} else {
+		p[58] = crc;
+		p[59] = crc >> 8;
+		p[60] = crc >> 16;
+		p[61] = crc >> 24;
+	}
+	return TC_ACT_OK;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __u32 gi)
+{
+	__u32 vp = c->ip;
+
+	bpf_spin_lock(&g->lock);
+	if (g->configured && g->token != c->token) {
+		bpf_spin_unlock(&g->lock);
+		return TC_ACT_SHOT;
+	}
+	g->configured = 1;
+	g->token = c->token;
+	g->vp_ip = c->ip;
+	g->sender_ip = c->sender_ip;
+	g->sender_qpn = c->sender_qpn;
+	__builtin_memcpy(g->sender_mac, c->sender_mac, 6);
+	__builtin_memcpy(g->vp_mac, c->vp_mac, 6);
+	g->sees_data = c->sees_data;
+	g->stall_ns = c->stall_ns;
+	g->cnp_interval_ns = c->cnp_interval_ns;
+	g->nak_holdoff_ns = c->nak_holdoff_ns;
+	g->sent_next = c->psn & PSN_MASK;
+	g->ack_out = g->sent_next - 1;
+	g->min = g->ack_out;
+	bpf_spin_unlock(&g->lock);
+	bpf_map_update_elem(&agg_vpeers, &vp, &gi, BPF_ANY);
+	return TC_ACT_SHOT;
+}
+
+SEC("tc")
+int ack_agg(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct agg_group *g;
+	struct agg_events *ev;
+	struct agg_member_key k = {};
+	struct input in = {};
+	struct emit e = {};
+	__u32 gi, *gp, *sp;
+	__u64 now;
+	int rc;
+
+	if ((void *)(eth + 1) > end)
+		return TC_ACT_OK;
+	if (eth->h_proto == bpf_htons(AGG_CTRL_ETHERTYPE)) {
+		/* the agent's frames, only through BPF_PROG_RUN (on loopback), never from the wire */
+		struct agg_ctrl *c = (void *)(eth + 1);
+
+		if (skb->ifindex != LOOPBACK_IFINDEX || (void *)(c + 1) > end)
+			return TC_ACT_SHOT;
+		gi = c->group;
+		g = bpf_map_lookup_elem(&agg_groups, &gi);
+		ev = bpf_map_lookup_elem(&agg_events, &gi);
+		if (!g || !ev)
+			return TC_ACT_SHOT;
+		if (c->op == AGG_CONFIG)
+			return configure(c, g, gi);
+		if (!g->configured || g->token != c->token)
+			return TC_ACT_SHOT;
+		k.group = gi;
+		k.ip = c->ip;
+		k.qpn = c->qpn;
+		in.ip = c->ip;
+		in.qpn = c->qpn;
+		in.psn = c->psn;
+		sp = bpf_map_lookup_elem(&agg_members, &k);
+		if (c->op == AGG_JOIN) {
+			if (sp)
+				return TC_ACT_SHOT;
+			in.kind = IN_JOIN;
+		} else if (c->op == AGG_LEAVE) {
+			if (!sp)
+				return TC_ACT_SHOT;
+			in.kind = IN_LEAVE;
+			in.slot = *sp & (AGG_MAX_RX - 1);
+			bpf_map_delete_elem(&agg_members, &k);
+		} else if (c->op == AGG_TICK) {
+			in.kind = IN_TICK;
+		} else {
+			return TC_ACT_SHOT;
+		}
+	} else {
+		struct iphdr *ip;
+		struct udphdr *udp;
+		__u8 *bth, op;
+		__u32 dqpn;
+
+		if (eth->h_proto != bpf_htons(ETH_P_IP))
+			return TC_ACT_OK;
+		ip = (void *)(eth + 1);
+		if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->protocol != IPPROTO_UDP)
+			return TC_ACT_OK;
+		udp = (void *)(ip + 1);
+		if ((void *)(udp + 1) > end || udp->dest != bpf_htons(ROCE_PORT))
+			return TC_ACT_OK;
+		bth = (void *)(udp + 1);
+		if (bth + 12 > (__u8 *)end)
+			return TC_ACT_OK;
+		gi = ip->daddr;
+		gp = bpf_map_lookup_elem(&agg_vpeers, &gi);
+		if (!gp)
+			return TC_ACT_OK;
+		gi = *gp;
+		g = bpf_map_lookup_elem(&agg_groups, &gi);
+		ev = bpf_map_lookup_elem(&agg_events, &gi);
+		if (!g || !ev)
+			return TC_ACT_OK;
+		op = bth[0];
+		dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+		in.psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
+		if (op <= OP_LAST_REQUEST) {
+			/* the sender's data goes on to the fabric; it only tells what was sent */
+			if (ip->saddr != g->sender_ip || !g->sees_data)
+				return TC_ACT_OK;
+			in.kind = IN_DATA;
+		} else if (op == OP_ACK || op == OP_CNP) {
+			if (op == OP_ACK) {
+				if (bth + 16 > (__u8 *)end)
+					return TC_ACT_SHOT;
+				in.syndrome = bth[12];
+				in.msn = (__u32)bth[13] << 16 | (__u32)bth[14] << 8 | bth[15];
+				in.credit = in.syndrome & 0x1F;
+				in.kind = (in.syndrome & SYN_KIND) == 0 ? IN_ACK : IN_NAK;
+			} else {
+				in.kind = IN_CNP;
+			}
+			k.group = gi;
+			k.ip = ip->saddr;
+			k.qpn = dqpn;
+			sp = bpf_map_lookup_elem(&agg_members, &k);
+			if (!sp)
+				in.kind = IN_NON_MEMBER;
+			else
+				in.slot = *sp & (AGG_MAX_RX - 1);
+			in.ip = ip->saddr;
+			in.qpn = dqpn;
+		} else {
+			return TC_ACT_OK;
+		}
+	}
+	now = now_ns();
+	bpf_spin_lock(&g->lock);
+	if (in.kind != IN_NON_MEMBER && in.kind != IN_DATA && in.kind != IN_JOIN && in.kind != IN_TICK) {
+		struct agg_rx *r = &g->rx[in.slot & (AGG_MAX_RX - 1)];
+
+		/* a stalled receiver no longer counts; a slot reused since the lookup is someone else's */
+		if (in.kind != IN_LEAVE && (!r->used || r->stalled || r->ip != in.ip || r->qpn != in.qpn))
+			in.kind = IN_NON_MEMBER;
+	}
+	rc = step(g, ev, &in, now, &e);
+	bpf_spin_unlock(&g->lock);
+	if (in.kind == IN_DATA)
+		return TC_ACT_OK;
+	if (in.kind == IN_JOIN) {
+		if (rc == 0)
+			bpf_map_update_elem(&agg_members, &k, &in.slot, BPF_NOEXIST);
+		return TC_ACT_SHOT;
+	}
+	if (e.kind == EMIT_NONE)
+		return TC_ACT_SHOT;
+	return write_out(skb, g, &e);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,96 @@
+/* Shared by the ACK-aggregation program and its agent: map layouts and control frames. */
+#ifndef MCAST4AI_ACK_AGG_H
+#define MCAST4AI_ACK_AGG_H
+
+#include <linux/types.h>
+
+#define AGG_MAX_GROUPS 64
+#ifndef AGG_MAX_RX
+#define AGG_MAX_RX 256           /* receivers per group (power of two; the verifier walks the scan once per path) */
+#endif
+#define AGG_EVENTS 64            /* event ring per group (power of two) */
+#define AGG_CTRL_ETHERTYPE 0x88B5 /* IEEE local experimental: the agent's control frames */
+
+enum agg_ctrl_op { AGG_CONFIG = 1, AGG_JOIN = 2, AGG_LEAVE = 3, AGG_TICK = 4 };
+enum agg_event {
+	AGG_EV_NON_MEMBER = 1, AGG_EV_BEYOND_SENT = 2, AGG_EV_NAK_REPEATED = 3, AGG_EV_CNP_RATE = 4,
+	AGG_EV_STALLED = 5
+};
+
+/* A control frame's payload after the Ethernet header (network byte order where noted). */
+struct agg_ctrl {
+	__u8 op;
+	__u8 sees_data;
+	__u16 pad;
+	__u32 group;          /* group index */
+	__u64 token;          /* the agent's secret, set by the first CONFIG of the group */
+	__u32 ip;             /* JOIN/LEAVE: receiver (be); CONFIG: the virtual peer's address (be) */
+	__u32 qpn;            /* JOIN/LEAVE: the QPN the receiver's ACKs name; CONFIG: unused */
+	__u32 psn;            /* JOIN: join PSN; CONFIG: start PSN */
+	__u32 sender_ip;      /* CONFIG (be) */
+	__u32 sender_qpn;     /* CONFIG */
+	__u8 sender_mac[6];   /* CONFIG */
+	__u8 vp_mac[6];       /* CONFIG */
+	__u64 stall_ns;       /* CONFIG */
+	__u64 cnp_interval_ns;/* CONFIG */
+	__u64 nak_holdoff_ns; /* CONFIG */
+} __attribute__((packed));
+
+struct agg_rx {
+	__s64 acked;          /* extended PSN acknowledged */
+	__u32 ip;             /* be */
+	__u32 qpn;
+	__u32 msn;
+	__u8 credit;
+	__u8 stalled;
+	__u8 used;
+	__u8 pad;
+};
+
+struct agg_event_rec {
+	__u32 type;
+	__u32 slot;
+};
+
+struct agg_events {
+	__u32 head;
+	__u32 pad;
+	struct agg_event_rec ev[AGG_EVENTS];
+};
+
+/* A receiver is named by its IP and the QPN its ACKs are addressed to (its queue pair's peer at the group's
+ * virtual peer: one per receiver, so several receivers may share a host). */
+struct agg_member_key {
+	__u32 group;
+	__u32 ip;             /* be */
+	__u32 qpn;
+};
+
+struct agg_counters {
+	__u64 acks_in, acks_out, naks_in, naks_out, cnps_in, cnps_out, stalls;
+	__u64 drops[8];
+};
+
+struct agg_group {
+	struct bpf_spin_lock lock;
+	__u32 configured;
+	__u64 token;
+	__u32 sender_ip, sender_qpn, vp_ip, vp_qpn;
+	__u8 sender_mac[6], vp_mac[6];
+	__u8 sees_data, retransmitted, reack, pad0;
+	__u32 count;          /* slots ever used are below this */
+	__u32 free_top;       /* slots freed by leaves, reused first */
+	__u32 active;
+	__u32 at_min;
+	__u32 min_msn;
+	__u32 min_credit;
+	__u64 stall_ns, cnp_interval_ns, nak_holdoff_ns;
+	__s64 sent_next, ack_out, min, nak_out;
+	__u64 min_since, nak_out_ns, cnp_out_ns;
+	__u8 has_nak_out, has_cnp_out, pad1[6];
+	struct agg_counters c;
+	__u16 free_slot[AGG_MAX_RX];
+	struct agg_rx rx[AGG_MAX_RX];
+};
+
+#endif

@@ -133,7 +133,12 @@ public final class AggregationBench {
         return out.acks << 24 | out.last;
     }
 
-    /** The baseline: every ACK scans every receiver for the minimum (no lookup table: receivers by index). */
+    /**
+     * The baseline: every ACK scans every receiver for the minimum (no lookup table: receivers by index).
+     *
+     * @param t the trace
+     * @return the aggregated ACKs (high bits) and the last PSN acknowledged (low 24 bits)
+     */
     static long replayScanning(Trace t) {
         int n = t.keys.length;
         long[] acked = new long[n];

@@ -22,9 +22,9 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "roce.h"
 #include "ack_agg.h"
 
-#define ROCE_PORT 4791
 #define PSN_MASK 0xFFFFFFLL
 #define PSN_HALF 0x800000LL
 #define PSN_MOD 0x1000000LL
@@ -75,10 +75,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } agg_clock SEC(".maps");
-
-static const __u32 crc_table[256] = {
-#include "crc32_table.h"
-};
 
 enum emit_kind { EMIT_NONE, EMIT_ACK, EMIT_NAK, EMIT_CNP };
 
@@ -457,35 +453,12 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 
 /* ---------------------------------------------------------------- writing the sender's packet */
 
-static __always_inline __u16 ip_checksum(struct iphdr *ip)
-{
-	__u16 *w = (__u16 *)ip;
-	__u32 sum = 0;
-	int i;
-
-	ip->check = 0;
-#pragma unroll
-	for (i = 0; i < 10; i++)
-		sum += w[i];
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	return ~sum;
-}
-
-static __always_inline __u32 crc_byte(__u32 c, __u8 b)
-{
-	return crc_table[(c ^ b) & 0xFF] ^ (c >> 8);
-}
-
 /* RoCEv2 ICRC: CRC-32 over 8 bytes of ones, then IPv4 (ToS, TTL, checksum as ones), UDP (checksum as ones),
  * BTH (byte 4 as ones) and the payload */
 static __always_inline __u32 icrc(__u8 *p, void *end, __u32 covered)
 {
-	__u32 c = 0xFFFFFFFF, i;
+	__u32 c = icrc_start(), i;
 
-#pragma unroll
-	for (i = 0; i < 8; i++)
-		c = crc_byte(c, 0xFF);
 	for (i = 0; i < CNP_FRAME - 14 - 4; i++) {
 		__u8 b;
 		__u32 o = 14 + i;
@@ -495,7 +468,7 @@ static __always_inline __u32 icrc(__u8 *p, void *end, __u32 covered)
 		if (p + o + 1 > (__u8 *)end)
 			return 0;
 		b = p[o];
-		if (o == 15 || o == 22 || o == 24 || o == 25 || o == 40 || o == 41 || o == 46)
+		if (icrc_masked(o))
 			b = 0xFF;
 		c = crc_byte(c, b);
 	}

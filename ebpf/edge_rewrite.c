@@ -18,8 +18,8 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "roce.h"
 
-#define ROCE_PORT 4791
 #define EDGE_MAX_FRAME 1514   /* the lab's MTU; the ICRC loop is bounded by it */
 
 struct edge_key {
@@ -42,30 +42,6 @@ struct {
 	__type(value, struct edge_receiver);
 } edge_receivers SEC(".maps");
 
-static const __u32 crc_table[256] = {
-#include "crc32_table.h"
-};
-
-static __always_inline __u32 crc_byte(__u32 c, __u8 b)
-{
-	return crc_table[(c ^ b) & 0xFF] ^ (c >> 8);
-}
-
-static __always_inline __u16 ip_checksum(struct iphdr *ip)
-{
-	__u16 *w = (__u16 *)ip;
-	__u32 sum = 0;
-	int i;
-
-	ip->check = 0;
-#pragma unroll
-	for (i = 0; i < 10; i++)
-		sum += w[i];
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	return ~sum;
-}
-
 SEC("tc")
 int edge_rewrite(struct __sk_buff *skb)
 {
@@ -76,7 +52,7 @@ int edge_rewrite(struct __sk_buff *skb)
 	struct edge_key k = {};
 	struct edge_receiver *r;
 	__u8 *p = data;
-	__u32 c = 0xFFFFFFFF, i, covered;
+	__u32 c, i, covered;
 
 	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return TC_ACT_OK;
@@ -107,9 +83,7 @@ int edge_rewrite(struct __sk_buff *skb)
 	p[49] = r->qpn;
 	/* the ICRC: CRC-32 over 8 bytes of ones, the IPv4 header (ToS, TTL, checksum as ones), UDP (checksum as
 	 * ones), BTH (byte 4 as ones) and the payload, up to the ICRC */
-#pragma unroll
-	for (i = 0; i < 8; i++)
-		c = crc_byte(c, 0xFF);
+	c = icrc_start();
 	for (i = 0; i < EDGE_MAX_FRAME - 14; i++) {
 		__u32 o = 14 + i;
 		__u8 b;
@@ -117,7 +91,7 @@ int edge_rewrite(struct __sk_buff *skb)
 		if (i >= covered || p + o + 1 > (__u8 *)end)
 			break;
 		b = p[o];
-		if (o < 47 && (o == 15 || o == 22 || o == 24 || o == 25 || o == 40 || o == 41 || o == 46))
+		if (o < 47 && icrc_masked(o))
 			b = 0xFF;
 		c = crc_byte(c, b);
 	}

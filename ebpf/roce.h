@@ -1,0 +1,52 @@
+/* RoCEv2 framing shared by mcast4ai's eBPF programs: the IPv4 header checksum and the ICRC's CRC-32. */
+#ifndef MCAST4AI_ROCE_H
+#define MCAST4AI_ROCE_H
+
+#include <linux/ip.h>
+
+#define ROCE_PORT 4791
+
+static const __u32 crc_table[256] = {
+#include "crc32_table.h"
+};
+
+static __always_inline __u32 crc_byte(__u32 c, __u8 b)
+{
+	return crc_table[(c ^ b) & 0xFF] ^ (c >> 8);
+}
+
+/* the ICRC covers IPv4 and UDP with these bytes as ones (ToS, TTL, IPv4 and UDP checksums, BTH byte 4); offsets
+ * in an Ethernet frame */
+static __always_inline int icrc_masked(__u32 o)
+{
+	return o == 15 || o == 22 || o == 24 || o == 25 || o == 40 || o == 41 || o == 46;
+}
+
+/* the CRC of the ICRC's 8 leading bytes of ones (the masked LRH) */
+static __always_inline __u32 icrc_start(void)
+{
+	__u32 c = 0xFFFFFFFF;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < 8; i++)
+		c = crc_byte(c, 0xFF);
+	return c;
+}
+
+static __always_inline __u16 ip_checksum(struct iphdr *ip)
+{
+	__u16 *w = (__u16 *)ip;
+	__u32 sum = 0;
+	int i;
+
+	ip->check = 0;
+#pragma unroll
+	for (i = 0; i < 10; i++)
+		sum += w[i];
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return ~sum;
+}
+
+#endif

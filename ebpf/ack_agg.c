@@ -117,6 +117,7 @@ static __always_inline void drop(struct agg_group *g, struct agg_events *ev, __u
 }
 
 enum in_kind { IN_DATA, IN_ACK, IN_NAK, IN_CNP, IN_NON_MEMBER, IN_JOIN, IN_LEAVE, IN_TICK };
+#define TICK_AGAIN 1   /* step(): the stall check has more chunks to do */
 enum post { POST_NONE, POST_ACK_IF_ADVANCED, POST_MIN_ADVANCED, POST_NAK };
 
 /* one input, decoded before the group's lock is taken */
@@ -131,43 +132,161 @@ struct input {
 	__u32 qpn;
 };
 
-/* Finds the minimum over the active receivers again; with stall_min, the receivers at the old minimum are
- * stalled out first. The one loop over the receivers in the program (the verifier walks it once per path). */
-static __attribute__((noinline)) int scan_min(struct agg_group *g, struct agg_events *ev, int stall_min, __u64 now)
+static __always_inline __u64 rx_key(struct agg_rx *r)
 {
-	__s64 m = 0x7FFFFFFFFFFFFFFFLL, old = g->min;
-	/* the holder's MSN and credit rather than its index: an index would be a precise value per iteration and
-	 * the verifier would walk the loop once per possible holder */
-	__u32 n = 0, msn = 0, credit = 0, i;
-	int found = 0;
+	return (__u64)bpf_ntohl(r->ip) << 24 | (r->qpn & PSN_MASK);
+}
 
-	if (!g || !ev)
-		return 0;
+/* A chunk's minimum found again over its receivers (at most AGG_CHUNK), with its holder: of the receivers at the
+ * minimum, the one with the lowest key, as the specification has it. */
+static __attribute__((noinline)) void rescan_chunk(struct agg_group *g, __u32 ci)
+{
+	struct agg_chunk *c;
+	__s64 m = 0x7FFFFFFFFFFFFFFFLL;
+	__u64 hkey = ~0ULL;
+	/* the holder's values rather than an index into the receivers: an index used for a load would be a
+	 * precise value per iteration and the verifier would walk the loop once per possible holder */
+	__u32 n = 0, msn = 0, credit = 0, hslot = 0, j;
 
-	for (i = 0; i < AGG_MAX_RX; i++) {
-		struct agg_rx *r;
+	if (!g)
+		return;
+	ci &= AGG_CHUNKS - 1;
+	for (j = 0; j < AGG_CHUNK; j++) {
+		struct agg_rx *r = &g->rx[(ci * AGG_CHUNK + j) & (AGG_MAX_RX - 1)];
+		__u64 key;
 
-		if (i >= g->count)
-			break;
-		r = &g->rx[i];
 		if (!r->used || r->stalled)
 			continue;
-		if (stall_min && r->acked == old) {
-			r->stalled = 1;
-			g->active--;
-			g->c.stalls++;
-			event(ev, AGG_EV_STALLED, i);
-			continue;
-		}
+		key = rx_key(r);
 		if (r->acked < m) {
 			m = r->acked;
 			n = 1;
-			found = 1;
-			msn = r->msn;
-			credit = r->credit;
 		} else if (r->acked == m) {
 			n++;
+			if (key >= hkey)
+				continue;
+		} else {
+			continue;
 		}
+		hkey = key;
+		hslot = ci * AGG_CHUNK + j;
+		msn = r->msn;
+		credit = r->credit;
+	}
+	c = &g->chunk[ci];
+	c->min = m;
+	c->at_min = n;
+	c->holder_key = hkey;
+	c->holder = hslot;
+	c->msn = msn;
+	c->credit = credit;
+}
+
+/* a receiver at acked leaves its chunk's count (it moved on, left or stalled) */
+static __always_inline void chunk_drop(struct agg_group *g, __u32 s, __s64 acked)
+{
+	struct agg_chunk *c = &g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)];
+
+	if (acked != c->min || c->at_min == 0)
+		return;
+	/* the last one at the chunk's minimum, or its holder: the minimum or the holder must be found again */
+	if (--c->at_min == 0 || c->holder == s)
+		rescan_chunk(g, s / AGG_CHUNK);
+}
+
+static __always_inline void chunk_join(struct agg_group *g, __u32 s, struct agg_rx *r)
+{
+	struct agg_chunk *c = &g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)];
+	__u64 key = rx_key(r);
+
+	if (c->active++ == 0 || r->acked < c->min) {
+		c->min = r->acked;
+		c->at_min = 1;
+	} else if (r->acked == c->min) {
+		c->at_min++;
+		if (key >= c->holder_key)
+			return;
+	} else {
+		return;
+	}
+	c->holder_key = key;
+	c->holder = s;
+	c->msn = r->msn;
+	c->credit = r->credit;
+}
+
+/* The stall check's work on one chunk: the receivers at the group's minimum in the first chunk that has any are
+ * stalled out. 1 if another chunk still has receivers at it (the agent runs the check again: one chunk per run
+ * keeps each run within what the verifier walks), else 0. */
+static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct agg_events *ev)
+{
+	__u32 ci = AGG_CHUNKS, i, j;
+	__s64 old;
+
+	if (!g || !ev)
+		return 0;
+	old = g->min;
+	for (i = 0; i < AGG_CHUNKS; i++) {
+		struct agg_chunk *c = &g->chunk[i];
+
+		if (c->active && c->at_min && c->min == old) {
+			ci = i;
+			break;
+		}
+	}
+	if (ci >= AGG_CHUNKS)
+		return 0;
+	for (j = 0; j < AGG_CHUNK; j++) {
+		__u32 s = (ci * AGG_CHUNK + j) & (AGG_MAX_RX - 1);
+		struct agg_rx *r = &g->rx[s];
+
+		if (!r->used || r->stalled || r->acked != old)
+			continue;
+		r->stalled = 1;
+		g->active--;
+		g->chunk[ci].active--;
+		g->c.stalls++;
+		event(ev, AGG_EV_STALLED, s);
+	}
+	rescan_chunk(g, ci);
+	for (i = 0; i < AGG_CHUNKS; i++) {
+		struct agg_chunk *c = &g->chunk[i];
+
+		if (c->active && c->at_min && c->min == old)
+			return 1;
+	}
+	return 0;
+}
+
+/* Finds the group's minimum again over its chunks' minima. 0 if no receiver is active. */
+static __attribute__((noinline)) int scan_min(struct agg_group *g, __u64 now)
+{
+	__s64 m = 0x7FFFFFFFFFFFFFFFLL;
+	__u64 hkey = ~0ULL;
+	__u32 n = 0, msn = 0, credit = 0, i;
+	int found = 0;
+
+	if (!g)
+		return 0;
+	for (i = 0; i < AGG_CHUNKS; i++) {
+		struct agg_chunk *c = &g->chunk[i];
+
+		if (c->active == 0 || c->at_min == 0)
+			continue;
+		if (c->min < m) {
+			m = c->min;
+			n = c->at_min;
+			found = 1;
+		} else if (c->min == m) {
+			n += c->at_min;
+			if (c->holder_key >= hkey)
+				continue;
+		} else {
+			continue;
+		}
+		hkey = c->holder_key;
+		msn = c->msn;
+		credit = c->credit;
 	}
 	if (!found)
 		return 0;
@@ -203,12 +322,17 @@ static __always_inline int advance(struct agg_group *g, __u32 s, __s64 p, __u32 
 			g->min_since = now;
 		g->sent_next = p + 1;
 	}
+	chunk_drop(g, s, old);
 	return old == g->min && g->at_min > 0 && --g->at_min == 0;
 }
 
 static __always_inline void stall(struct agg_group *g, struct agg_events *ev, __u32 s)
 {
-	g->rx[s & (AGG_MAX_RX - 1)].stalled = 1;
+	struct agg_rx *r = &g->rx[s & (AGG_MAX_RX - 1)];
+
+	r->stalled = 1;
+	g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
+	chunk_drop(g, s, r->acked);
 	g->active--;
 	g->c.stalls++;
 	event(ev, AGG_EV_STALLED, s);
@@ -343,6 +467,7 @@ static __always_inline int on_join(struct agg_group *g, struct input *in, __u64 
 	r->msn = g->min_msn;
 	r->credit = g->min_credit;
 	in->slot = s;
+	chunk_join(g, s, r);
 	if (g->active++ == 0) {
 		g->min = join - 1;
 		g->at_min = 1;
@@ -362,8 +487,12 @@ static __always_inline int on_leave(struct agg_group *g, struct input *in)
 	if (!r->used)
 		return 0;
 	held = !r->stalled && r->acked == g->min;
-	if (!r->stalled)
+	if (!r->stalled) {
 		g->active--;
+		r->used = 0;
+		g->chunk[(in->slot / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
+		chunk_drop(g, in->slot, r->acked);
+	}
 	r->used = 0;
 	if (g->free_top < AGG_MAX_RX)
 		g->free_slot[g->free_top++ & (AGG_MAX_RX - 1)] = in->slot;
@@ -374,7 +503,7 @@ static __always_inline int on_leave(struct agg_group *g, struct input *in)
 static __always_inline int step(struct agg_group *g, struct agg_events *ev, struct input *in, __u64 now,
 				struct emit *e)
 {
-	int scan = 0, stall_min = 0, post = POST_NONE, r, held = 0;
+	int scan = 0, post = POST_NONE, r, held = 0;
 
 	switch (in->kind) {
 	case IN_DATA:
@@ -414,18 +543,19 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 	case IN_TICK:
 		if (g->active == 0 || g->min >= g->sent_next - 1 || now - g->min_since < g->stall_ns)
 			return 0;
+		if (stall_one_chunk(g, ev))
+			return TICK_AGAIN;
 		scan = 1;
-		stall_min = 1;
 		post = POST_MIN_ADVANCED;
 		break;
 	default:
 		return 0;
 	}
-	if (post == POST_MIN_ADVANCED && scan && g->active == 0 && !stall_min) {
+	if (post == POST_MIN_ADVANCED && scan && g->active == 0) {
 		g->min_since = now;
 		return 0;
 	}
-	if (scan && !scan_min(g, ev, stall_min, now)) {
+	if (scan && !scan_min(g, now)) {
 		g->min_since = now;
 		return 0;
 	}
@@ -711,6 +841,8 @@ int ack_agg(struct __sk_buff *skb)
 	}
 	rc = step(g, ev, &in, now, &e);
 	bpf_spin_unlock(&g->lock);
+	if (in.kind == IN_TICK && rc == TICK_AGAIN)
+		return TC_ACT_PIPE;
 	if (in.kind == IN_DATA)
 		return TC_ACT_OK;
 	if (in.kind == IN_JOIN) {

@@ -5,9 +5,11 @@
 #include <linux/types.h>
 
 #define AGG_MAX_GROUPS 64
-#ifndef AGG_MAX_RX
-#define AGG_MAX_RX 256           /* receivers per group (power of two; the verifier walks the scan once per path) */
+#define AGG_CHUNK 32             /* receivers per chunk: a chunk keeps its own minimum */
+#ifndef AGG_CHUNKS
+#define AGG_CHUNKS 32            /* chunks per group (power of two) */
 #endif
+#define AGG_MAX_RX (AGG_CHUNK * AGG_CHUNKS)
 #define AGG_EVENTS 64            /* event ring per group (power of two) */
 #define AGG_CTRL_ETHERTYPE 0x88B5 /* IEEE local experimental: the agent's control frames */
 
@@ -45,6 +47,18 @@ struct agg_rx {
 	__u8 stalled;
 	__u8 used;
 	__u8 pad;
+};
+
+/* the minimum of one chunk's active receivers, and how many are at it */
+struct agg_chunk {
+	__s64 min;
+	__u64 holder_key;     /* of the receivers at the minimum, the lowest key (IP << 24 | QPN) */
+	__u32 holder;         /* its slot */
+	__u32 at_min;
+	__u32 active;
+	__u32 msn;            /* the holder's */
+	__u32 credit;
+	__u32 pad;
 };
 
 struct agg_event_rec {
@@ -89,6 +103,7 @@ struct agg_group {
 	__u64 min_since, nak_out_ns, cnp_out_ns;
 	__u8 has_nak_out, has_cnp_out, pad1[6];
 	struct agg_counters c;
+	struct agg_chunk chunk[AGG_CHUNKS];
 	__u16 free_slot[AGG_MAX_RX];
 	struct agg_rx rx[AGG_MAX_RX];
 };

@@ -8,7 +8,7 @@ passes on to the sender must be exactly the vector's outputs, and that packet a 
 virtual peer to the sender (IPv4 checksum and ICRC as scapy computes them).
 
   agg_vectors.py --object target/ack_agg.o --vectors ../models/reliable/ack-aggregation.json
-  agg_vectors.py --object target/ack_agg.o --bench        per-packet cost, N = 32 and 256
+  agg_vectors.py --object target/ack_agg.o --bench        per-packet cost, N = 32, 256 and 1,024
 """
 import argparse
 import ipaddress
@@ -28,7 +28,7 @@ CTRL_ETHERTYPE = 0x88B5
 CONFIG, JOIN, LEAVE, TICK = 1, 2, 3, 4
 EVENTS = {1: "NON_MEMBER", 2: "BEYOND_SENT", 3: "NAK_REPEATED", 4: "CNP_RATE", 5: "STALLED"}
 RING = 64
-TC_ACT_OK, TC_ACT_SHOT = 0, 2
+TC_ACT_OK, TC_ACT_SHOT, TC_ACT_PIPE = 0, 2, 3
 SENDER_IP, SENDER_QPN, SENDER_MAC = "10.0.0.1", 0x33, "02:00:00:00:00:01"
 VP_MAC = "02:00:00:00:99:99"
 VP_SEND_QPN = 0x400      # the virtual peer's QPN the sender's QP connects to
@@ -178,6 +178,20 @@ def expected(o):
     return "stalled " + o["stalled"]
 
 
+def normal(outs):
+    """The stall reports of one step in any order: the specification does not order receivers."""
+    out, run = [], []
+    for o in outs + [None]:
+        if o is not None and o.startswith("stalled "):
+            run.append(o)
+            continue
+        out += sorted(run)
+        run = []
+        if o is not None:
+            out.append(o)
+    return out
+
+
 def replay(prog, group, case):
     vp = "10.99.%d.%d" % (group // 250, 1 + group % 250)
     names = {}
@@ -231,6 +245,11 @@ def replay(prog, group, case):
         packet = None
         if frame is not None:
             rv, out, _ = prog.run(frame)
+            # the stall check works one chunk of receivers per run: the agent runs it again while it says so
+            for _ in range(64):
+                if kind != "tick" or rv != TC_ACT_PIPE:
+                    break
+                rv, out, _ = prog.run(frame)
             if rv == TC_ACT_OK:
                 try:
                     packet = check_frame(out, vp)
@@ -246,7 +265,7 @@ def replay(prog, group, case):
         if packet:
             outs.append(packet)
         want = [expected(o) for o in step["out"]]
-        if outs != want:
+        if normal(outs) != normal(want):
             failures.append("  step %d %s: got %s, want %s" % (i, json.dumps(step), outs, want))
     return failures
 
@@ -254,7 +273,7 @@ def replay(prog, group, case):
 def bench(prog):
     """Per-packet cost of the common paths, through BPF_PROG_TEST_RUN's repeat (the kernel's own timing)."""
     print("agg-bench: BPF_PROG_TEST_RUN, 1,000,000 runs each, average ns per packet (kernel's timing)")
-    for group, n in ((60, 32), (61, 256)):
+    for group, n in ((59, 32), (60, 256), (61, 1024)):
         vp = "10.99.9.%d" % group
         prog.set_clock(1)
         prog.run(control(CONFIG, group, ip=vp, psn=1000, stall_ns=10 ** 12, cnp_ns=0, holdoff_ns=0))
@@ -299,7 +318,7 @@ def bench(prog):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--object", required=True)
-    ap.add_argument("--vectors")
+    ap.add_argument("--vectors", action="append", default=[])
     ap.add_argument("--bench", action="store_true")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -311,7 +330,7 @@ def main():
         if a.bench:
             bench(prog)
             return 0
-        cases = json.load(open(a.vectors))["cases"]
+        cases = [c for v in a.vectors for c in json.load(open(v))["cases"]]
         failed = 0
         for g, case in enumerate(cases):
             failures = replay(prog, g, case)

@@ -9,7 +9,8 @@ import java.util.Arrays;
  * <ul>
  *   <li>Each receiver's acknowledged PSN is kept; the aggregated ACK carries the minimum over the current
  *       receivers, extended past the 24-bit wrap ({@link Psn}). It is sent once per advance of the minimum and
- *       never beyond it, with the MSN and credit of a receiver that holds the minimum.</li>
+ *       never beyond it, with the MSN and credit of the receiver that holds the minimum (of several, the one
+ *       with the lowest {@link #key}), as they were when the minimum was last found.</li>
  *   <li>A NAK (PSN sequence error, or receiver not ready) is passed on at once with the PSN after the minimum,
  *       so the NAK's implied acknowledgement never covers data a slower receiver lacks, and only once per PSN
  *       per retransmission round: NAKs for the same PSN are repeated only after the sender retransmitted it
@@ -445,6 +446,11 @@ public final class AckAggregator {
                 holder = s;
             } else if (a == m) {
                 n++;
+                // of several at the minimum, the one with the lowest key: the same answer whatever the order
+                // receivers are kept in
+                if (keys[s] < keys[holder]) {
+                    holder = s;
+                }
             }
         }
         if (holder < 0) {

@@ -124,8 +124,11 @@ public final class AckAggregator {
     }
 
     /**
-     * @param ipv4 a receiver's IPv4 address
-     * @param qpn  its queue pair number
+     * A receiver's name: RC ACKs carry no source QPN, so a receiver is its address and the QPN its ACKs are
+     * addressed to (its queue pair's peer at the group's virtual peer, one per receiver).
+     *
+     * @param ipv4 the receiver's IPv4 address
+     * @param qpn  the QPN its ACKs name
      * @return the key that names it to the aggregator
      */
     public static long key(int ipv4, int qpn) {

@@ -53,21 +53,6 @@ struct {
 	__type(value, struct agg_events);
 } agg_events SEC(".maps");
 
-/* the VP's address -> group */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AGG_MAX_GROUPS);
-	__type(key, __u32);
-	__type(value, __u32);
-} agg_vpeers SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AGG_MAX_GROUPS * AGG_MAX_RX);
-	__type(key, struct agg_member_key);
-	__type(value, __u32);
-} agg_members SEC(".maps");
-
 /* a fixed clock for tests; 0: the kernel's */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -451,14 +436,12 @@ static __always_inline int on_join(struct agg_group *g, struct input *in, __u64 
 
 	if (join < g->ack_out + 1 || (g->sees_data && join > g->sent_next))
 		return -1;
-	if (g->free_top > 0 && g->free_top <= AGG_MAX_RX)
-		s = g->free_slot[(--g->free_top) & (AGG_MAX_RX - 1)];
-	else if (g->count < AGG_MAX_RX)
-		s = g->count++;
-	else
-		return -1;
-	s &= AGG_MAX_RX - 1;
+	s = in->slot & (AGG_MAX_RX - 1);
 	r = &g->rx[s];
+	if (r->used)
+		return -1;
+	if (s >= g->count)
+		g->count = s + 1;
 	r->used = 1;
 	r->stalled = 0;
 	r->acked = join - 1;
@@ -494,8 +477,6 @@ static __always_inline int on_leave(struct agg_group *g, struct input *in)
 		chunk_drop(g, in->slot, r->acked);
 	}
 	r->used = 0;
-	if (g->free_top < AGG_MAX_RX)
-		g->free_slot[g->free_top++ & (AGG_MAX_RX - 1)] = in->slot;
 	return held && g->at_min > 0 && --g->at_min == 0;
 }
 
@@ -692,8 +673,9 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 
 static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __u32 gi)
 {
-	__u32 vp = c->ip;
-
+	/* a group's VP address names its group: the low bits of the address are the group's index */
+	if ((bpf_ntohl(c->ip) & (AGG_MAX_GROUPS - 1)) != gi)
+		return TC_ACT_SHOT;
 	bpf_spin_lock(&g->lock);
 	if (g->configured && g->token != c->token) {
 		bpf_spin_unlock(&g->lock);
@@ -714,7 +696,6 @@ static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __
 	g->ack_out = g->sent_next - 1;
 	g->min = g->ack_out;
 	bpf_spin_unlock(&g->lock);
-	bpf_map_update_elem(&agg_vpeers, &vp, &gi, BPF_ANY);
 	return TC_ACT_SHOT;
 }
 
@@ -725,10 +706,9 @@ int ack_agg(struct __sk_buff *skb)
 	struct ethhdr *eth = data;
 	struct agg_group *g;
 	struct agg_events *ev;
-	struct agg_member_key k = {};
 	struct input in = {};
 	struct emit e = {};
-	__u32 gi, *gp, *sp;
+	__u32 gi;
 	__u64 now;
 	int rc;
 
@@ -749,23 +729,14 @@ int ack_agg(struct __sk_buff *skb)
 			return configure(c, g, gi);
 		if (!g->configured || g->token != c->token)
 			return TC_ACT_SHOT;
-		k.group = gi;
-		k.ip = c->ip;
-		k.qpn = c->qpn;
 		in.ip = c->ip;
 		in.qpn = c->qpn;
 		in.psn = c->psn;
-		sp = bpf_map_lookup_elem(&agg_members, &k);
+		in.slot = c->qpn & (AGG_MAX_RX - 1);
 		if (c->op == AGG_JOIN) {
-			if (sp)
-				return TC_ACT_SHOT;
 			in.kind = IN_JOIN;
 		} else if (c->op == AGG_LEAVE) {
-			if (!sp)
-				return TC_ACT_SHOT;
 			in.kind = IN_LEAVE;
-			in.slot = *sp & (AGG_MAX_RX - 1);
-			bpf_map_delete_elem(&agg_members, &k);
 		} else if (c->op == AGG_TICK) {
 			in.kind = IN_TICK;
 		} else {
@@ -788,14 +759,11 @@ int ack_agg(struct __sk_buff *skb)
 		bth = (void *)(udp + 1);
 		if (bth + 12 > (__u8 *)end)
 			return TC_ACT_OK;
-		gi = ip->daddr;
-		gp = bpf_map_lookup_elem(&agg_vpeers, &gi);
-		if (!gp)
-			return TC_ACT_OK;
-		gi = *gp;
+		/* the VP address's low bits name the group (array lookups, no hashing on the ACK path) */
+		gi = bpf_ntohl(ip->daddr) & (AGG_MAX_GROUPS - 1);
 		g = bpf_map_lookup_elem(&agg_groups, &gi);
 		ev = bpf_map_lookup_elem(&agg_events, &gi);
-		if (!g || !ev)
+		if (!g || !ev || !g->configured || g->vp_ip != ip->daddr)
 			return TC_ACT_OK;
 		op = bth[0];
 		dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
@@ -816,14 +784,9 @@ int ack_agg(struct __sk_buff *skb)
 			} else {
 				in.kind = IN_CNP;
 			}
-			k.group = gi;
-			k.ip = ip->saddr;
-			k.qpn = dqpn;
-			sp = bpf_map_lookup_elem(&agg_members, &k);
-			if (!sp)
-				in.kind = IN_NON_MEMBER;
-			else
-				in.slot = *sp & (AGG_MAX_RX - 1);
+			/* the QPN a receiver's ACKs name is its slot (the controller gives each receiver of a group its
+			 * own, distinct modulo AGG_MAX_RX); the slot's address and QPN must match */
+			in.slot = dqpn & (AGG_MAX_RX - 1);
 			in.ip = ip->saddr;
 			in.qpn = dqpn;
 		} else {
@@ -832,12 +795,19 @@ int ack_agg(struct __sk_buff *skb)
 	}
 	now = now_ns();
 	bpf_spin_lock(&g->lock);
-	if (in.kind != IN_NON_MEMBER && in.kind != IN_DATA && in.kind != IN_JOIN && in.kind != IN_TICK) {
+	if (in.kind == IN_ACK || in.kind == IN_NAK || in.kind == IN_CNP || in.kind == IN_LEAVE) {
 		struct agg_rx *r = &g->rx[in.slot & (AGG_MAX_RX - 1)];
+		int match = r->used && r->ip == in.ip && r->qpn == in.qpn;
 
-		/* a stalled receiver no longer counts; a slot reused since the lookup is someone else's */
-		if (in.kind != IN_LEAVE && (!r->used || r->stalled || r->ip != in.ip || r->qpn != in.qpn))
+		if (in.kind == IN_LEAVE) {
+			if (!match) {
+				bpf_spin_unlock(&g->lock);
+				return TC_ACT_SHOT;
+			}
+		} else if (!match || r->stalled) {
+			/* not a receiver, or a stalled one: it no longer counts */
 			in.kind = IN_NON_MEMBER;
+		}
 	}
 	rc = step(g, ev, &in, now, &e);
 	bpf_spin_unlock(&g->lock);
@@ -845,11 +815,8 @@ int ack_agg(struct __sk_buff *skb)
 		return TC_ACT_PIPE;
 	if (in.kind == IN_DATA)
 		return TC_ACT_OK;
-	if (in.kind == IN_JOIN) {
-		if (rc == 0)
-			bpf_map_update_elem(&agg_members, &k, &in.slot, BPF_NOEXIST);
+	if (in.kind == IN_JOIN)
 		return TC_ACT_SHOT;
-	}
 	if (e.kind == EMIT_NONE)
 		return TC_ACT_SHOT;
 	return write_out(skb, g, &e);

@@ -26,8 +26,8 @@ struct agg_ctrl {
 	__u16 pad;
 	__u32 group;          /* group index */
 	__u64 token;          /* the agent's secret, set by the first CONFIG of the group */
-	__u32 ip;             /* JOIN/LEAVE: receiver (be); CONFIG: the virtual peer's address (be) */
-	__u32 qpn;            /* JOIN/LEAVE: the QPN the receiver's ACKs name; CONFIG: unused */
+	__u32 ip;             /* JOIN/LEAVE: receiver (be); CONFIG: the VP's address (be), its low bits the group */
+	__u32 qpn;            /* JOIN/LEAVE: the QPN the receiver's ACKs name, its slot modulo AGG_MAX_RX */
 	__u32 psn;            /* JOIN: join PSN; CONFIG: start PSN */
 	__u32 sender_ip;      /* CONFIG (be) */
 	__u32 sender_qpn;     /* CONFIG */
@@ -72,14 +72,6 @@ struct agg_events {
 	struct agg_event_rec ev[AGG_EVENTS];
 };
 
-/* A receiver is named by its IP and the QPN its ACKs are addressed to (its queue pair's peer at the group's
- * virtual peer: one per receiver, so several receivers may share a host). */
-struct agg_member_key {
-	__u32 group;
-	__u32 ip;             /* be */
-	__u32 qpn;
-};
-
 struct agg_counters {
 	__u64 acks_in, acks_out, naks_in, naks_out, cnps_in, cnps_out, stalls;
 	__u64 drops[8];
@@ -93,7 +85,6 @@ struct agg_group {
 	__u8 sender_mac[6], vp_mac[6];
 	__u8 sees_data, retransmitted, reack, pad0;
 	__u32 count;          /* slots ever used are below this */
-	__u32 free_top;       /* slots freed by leaves, reused first */
 	__u32 active;
 	__u32 at_min;
 	__u32 min_msn;
@@ -104,7 +95,6 @@ struct agg_group {
 	__u8 has_nak_out, has_cnp_out, pad1[6];
 	struct agg_counters c;
 	struct agg_chunk chunk[AGG_CHUNKS];
-	__u16 free_slot[AGG_MAX_RX];
 	struct agg_rx rx[AGG_MAX_RX];
 };
 

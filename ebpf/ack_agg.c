@@ -748,16 +748,7 @@ int ack_agg(struct __sk_buff *skb)
 		__u8 *bth, op;
 		__u32 dqpn;
 
-		if (eth->h_proto != bpf_htons(ETH_P_IP))
-			return TC_ACT_OK;
-		ip = (void *)(eth + 1);
-		if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->protocol != IPPROTO_UDP)
-			return TC_ACT_OK;
-		udp = (void *)(ip + 1);
-		if ((void *)(udp + 1) > end || udp->dest != bpf_htons(ROCE_PORT))
-			return TC_ACT_OK;
-		bth = (void *)(udp + 1);
-		if (bth + 12 > (__u8 *)end)
+		if (!roce_headers(data, end, &ip, &udp, &bth))
 			return TC_ACT_OK;
 		/* the VP address's low bits name the group (array lookups, no hashing on the ACK path) */
 		gi = bpf_ntohl(ip->daddr) & (AGG_MAX_GROUPS - 1);

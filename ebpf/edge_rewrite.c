@@ -49,20 +49,13 @@ int edge_rewrite(struct __sk_buff *skb)
 	struct ethhdr *eth = data;
 	struct iphdr *ip;
 	struct udphdr *udp;
+	__u8 *bth;
 	struct edge_key k = {};
 	struct edge_receiver *r;
 	__u8 *p = data;
 	__u32 c, i, covered;
 
-	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
-	ip = (void *)(eth + 1);
-	if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->protocol != IPPROTO_UDP)
-		return TC_ACT_OK;
-	udp = (void *)(ip + 1);
-	if ((void *)(udp + 1) > end || udp->dest != bpf_htons(ROCE_PORT))
-		return TC_ACT_OK;
-	if (p + 42 + 12 + 4 > (__u8 *)end)
+	if (!roce_headers(data, end, &ip, &udp, &bth) || p + 42 + 12 + 4 > (__u8 *)end)
 		return TC_ACT_OK;
 	k.group = ip->daddr;
 	k.ifindex = skb->ifindex;

@@ -2,9 +2,30 @@
 #ifndef MCAST4AI_ROCE_H
 #define MCAST4AI_ROCE_H
 
+#include <linux/if_ether.h>
+#include <linux/in.h>
 #include <linux/ip.h>
+#include <linux/udp.h>
 
 #define ROCE_PORT 4791
+
+/* The IPv4, UDP and BTH headers of a RoCEv2 frame (IPv4 without options, UDP to 4791, a whole BTH); 0 if the
+ * frame is anything else. */
+static __always_inline int roce_headers(void *data, void *end, struct iphdr **ip, struct udphdr **udp, __u8 **bth)
+{
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return 0;
+	*ip = (void *)(eth + 1);
+	if ((void *)(*ip + 1) > end || (*ip)->ihl != 5 || (*ip)->protocol != IPPROTO_UDP)
+		return 0;
+	*udp = (void *)(*ip + 1);
+	if ((void *)(*udp + 1) > end || (*udp)->dest != bpf_htons(ROCE_PORT))
+		return 0;
+	*bth = (void *)(*udp + 1);
+	return *bth + 12 <= (__u8 *)end;
+}
 
 static const __u32 crc_table[256] = {
 #include "crc32_table.h"

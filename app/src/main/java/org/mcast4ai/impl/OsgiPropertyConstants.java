@@ -38,6 +38,14 @@ public final class OsgiPropertyConstants {
     /** Default audit period: 10 s (ONOS itself repairs what its own store holds on every flow poll). */
     public static final int AUDIT_INTERVAL_MS_DEFAULT = 10000;
 
+    /**
+     * Hosts owned by tenants, {@code tenant=prefix-or-mac,...;tenant=...}: a group may only name its tenant's
+     * hosts and hosts no tenant owns.
+     */
+    public static final String HOST_TENANTS = "hostTenants";
+    /** Default: no host is owned. */
+    public static final String HOST_TENANTS_DEFAULT = "";
+
     private OsgiPropertyConstants() {
     }
 }

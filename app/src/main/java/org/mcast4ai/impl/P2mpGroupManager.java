@@ -81,6 +81,8 @@ import java.util.concurrent.TimeUnit;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.AUDIT_INTERVAL_MS;
+import static org.mcast4ai.impl.OsgiPropertyConstants.HOST_TENANTS;
+import static org.mcast4ai.impl.OsgiPropertyConstants.HOST_TENANTS_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.AUDIT_INTERVAL_MS_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID;
 import static org.mcast4ai.impl.OsgiPropertyConstants.FLOW_TABLE_ID_DEFAULT;
@@ -111,6 +113,7 @@ import static org.slf4j.LoggerFactory.getLogger;
                 INSTALL_TIMEOUT_MS + ":Integer=" + INSTALL_TIMEOUT_MS_DEFAULT,
                 INSTALLER_THREADS + ":Integer=" + INSTALLER_THREADS_DEFAULT,
                 AUDIT_INTERVAL_MS + ":Integer=" + AUDIT_INTERVAL_MS_DEFAULT,
+                HOST_TENANTS + "=" + HOST_TENANTS_DEFAULT,
         })
 public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2mpGroupListener>
         implements P2mpGroupAdminService {
@@ -156,6 +159,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
 
     /** Most groups (in any state) one tenant may hold. */
     private int maxGroupsPerTenant = MAX_GROUPS_PER_TENANT_DEFAULT;
+
+    /** Hosts owned by tenants (checked when a group names them). */
+    private volatile HostTenants hostTenants = HostTenants.NONE;
 
     /** OpenFlow table the TREE replication rules go into (changes apply while no group holds entries). */
     private int flowTableId = FLOW_TABLE_ID_DEFAULT;
@@ -240,7 +246,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         TreeComputer trees = treeComputer != null ? treeComputer : new FabricTreeComputer();
         hostResolver = new HostResolver(hostService);
-        validator = new RequestValidator(hostResolver);
+        validator = new RequestValidator(hostResolver, () -> hostTenants);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
         index = new GroupIndex();
@@ -356,6 +362,14 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 }
             } catch (IllegalArgumentException e) {
                 log.warn("{} '{}' is not a prefix; keeping {}", ADDRESS_POOL, poolText, pool);
+            }
+        }
+        String owners = Tools.get(properties, HOST_TENANTS);
+        if (owners != null) {
+            try {
+                hostTenants = HostTenants.parse(owners);
+            } catch (IllegalArgumentException e) {
+                log.warn("{}: {}; keeping the previous setting", HOST_TENANTS, e.getMessage());
             }
         }
         maxReceiversPerGroup = positive(properties, MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup);

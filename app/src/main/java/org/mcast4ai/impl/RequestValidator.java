@@ -17,13 +17,16 @@ import java.util.Set;
 /**
  * The checks a request passes before anything is stored: reliability this release supports, a priority above
  * the BITMAP tables' entry rules, the receiver limit,
- * and that every endpoint names exactly one located host, distinct from the source and from each other.
+ * that every endpoint names exactly one located host, distinct from the source and from each other, and that no
+ * endpoint is a host of another tenant ({@link HostTenants}).
  */
 final class RequestValidator {
     private final HostResolver hosts;
+    private final java.util.function.Supplier<HostTenants> owners;
 
-    RequestValidator(HostResolver hosts) {
+    RequestValidator(HostResolver hosts, java.util.function.Supplier<HostTenants> owners) {
         this.hosts = hosts;
+        this.owners = owners;
     }
 
     /**
@@ -40,10 +43,13 @@ final class RequestValidator {
             throw GroupException.invalid("ACK_AGGREGATION reliability is not available yet; use NONE");
         }
         checkCount(request.receivers().size(), maxReceivers);
-        HostId source = hosts.resolve(request.source()).id();
+        String tenant = request.key().tenant();
+        org.onosproject.net.Host sourceHost = hosts.resolve(request.source());
+        owners.get().check(tenant, "source", request.source(), sourceHost);
+        HostId source = sourceHost.id();
         Map<HostId, Endpoint> seen = new HashMap<>();
         for (Endpoint r : request.receivers()) {
-            checkReceiver(r, source, request.source(), seen);
+            checkReceiver(tenant, r, source, request.source(), seen);
         }
     }
 
@@ -79,7 +85,7 @@ final class RequestValidator {
             if (find(current, r) != null) {
                 continue; // a member again, or a QPN change in place: its host was checked when it joined
             }
-            checkReceiver(r, source, sourceEndpoint, seen);
+            checkReceiver(group.key().tenant(), r, source, sourceEndpoint, seen);
         }
     }
 
@@ -154,8 +160,11 @@ final class RequestValidator {
         }
     }
 
-    private void checkReceiver(Endpoint r, HostId source, Endpoint sourceEndpoint, Map<HostId, Endpoint> seen) {
-        HostId id = hosts.resolve(r).id();
+    private void checkReceiver(String tenant, Endpoint r, HostId source, Endpoint sourceEndpoint,
+                               Map<HostId, Endpoint> seen) {
+        org.onosproject.net.Host host = hosts.resolve(r);
+        owners.get().check(tenant, "receiver", r, host);
+        HostId id = host.id();
         if (id.equals(source)) {
             throw GroupException.invalid("receiver " + r + " is the source host " + sourceEndpoint);
         }

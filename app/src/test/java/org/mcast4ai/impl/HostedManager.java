@@ -48,6 +48,15 @@ public final class HostedManager implements AutoCloseable {
         return harness.flows;
     }
 
+    /**
+     * Applies configuration as ONOS's config service would ({@code cfg set}).
+     *
+     * @param keyValues keys and values
+     */
+    public void configure(String... keyValues) {
+        harness.configure(keyValues);
+    }
+
     @Override
     public void close() {
         harness.manager.deactivate(null);

@@ -116,4 +116,21 @@ class TenantIsolationTest extends RestTestBase {
         assertEquals(1, groups.groupCount());
         assertEquals("INSTALLED", stored(id).state().name());
     }
+
+    @Test
+    void aTenantMayNotSendToOrFromAnotherTenantsHosts() throws Exception {
+        hosted.configure("hostTenants", "t1=10.0.0.1,10.0.0.2,10.0.0.3;t2=10.0.0.9");
+        RestServer.Reply steal = bob("POST", "groups", "{'tenant':'t2','name':'b','source':'10.0.0.9',"
+                + "'receivers':['10.0.0.2']}");
+        assertError(steal, 403, "receiver 10.0.0.2", "tenant t1", "hostTenants");
+        RestServer.Reply spoof = bob("POST", "groups", "{'tenant':'t2','name':'b','source':'10.0.0.1',"
+                + "'receivers':['10.0.0.4']}");
+        assertError(spoof, 403, "source 10.0.0.1", "tenant t1");
+        assertEquals(201, bob("POST", "groups", "{'tenant':'t2','name':'b','source':'10.0.0.9',"
+                + "'receivers':['10.0.0.4']}").status, "its own and unowned hosts");
+        long id = aliceGroup();
+        assertEquals(200, alice("POST", "groups/" + id + "/receivers", "{'receivers':['10.0.0.5']}").status);
+        assertError(alice("POST", "groups/" + id + "/receivers", "{'receivers':['10.0.0.9']}"), 403,
+                "receiver 10.0.0.9", "tenant t2");
+    }
 }

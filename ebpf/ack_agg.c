@@ -650,7 +650,16 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 		p[56] = e->msn >> 8;
 		p[57] = e->msn;
 	}
-	crc = icrc(p, end, len - 14 - 4);
+	if (e->kind == EMIT_CNP) {
+		crc = icrc(p, end, len - 14 - 4);
+	} else {
+		/* everything before the PSN is the group's own constant: its CRC was taken at CONFIG */
+		crc = g->icrc_ack_prefix;
+#pragma unroll
+		for (i = 51; i < 58; i++)
+			crc = crc_byte(crc, p[i]);
+		crc = ~crc;
+	}
 	if (p + len > (__u8 *)end)
 		return TC_ACT_SHOT;
 	if (e->kind == EMIT_CNP) {
@@ -670,6 +679,30 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 }
 
 /* ---------------------------------------------------------------- entry */
+
+/* The ICRC's CRC over what every ACK or NAK of a group shares, up to its PSN: the masked leading ones, the IPv4
+ * header from the VP to the sender (ToS, TTL and checksum as ones), UDP (checksum as ones), and BTH up to the PSN
+ * (opcode ACKNOWLEDGE, the sender's QPN, byte 4 as ones), exactly as write_out lays them out. */
+static __always_inline __u32 ack_prefix_crc(struct agg_ctrl *c)
+{
+	__u8 b[37] = {
+		0x45, 0xFF, 0, ACK_FRAME - 14, 0, 0, 0x40, 0, 0xFF, IPPROTO_UDP, 0xFF, 0xFF,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		ROCE_PORT >> 8, ROCE_PORT & 0xFF, ROCE_PORT >> 8, ROCE_PORT & 0xFF, 0, ACK_FRAME - 34, 0xFF, 0xFF,
+		OP_ACK, 0, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0,
+	};
+	__u32 crc = icrc_start(), i;
+
+	__builtin_memcpy(b + 12, &c->ip, 4);
+	__builtin_memcpy(b + 16, &c->sender_ip, 4);
+	b[33] = c->sender_qpn >> 16;
+	b[34] = c->sender_qpn >> 8;
+	b[35] = c->sender_qpn;
+#pragma unroll
+	for (i = 0; i < sizeof(b); i++)
+		crc = crc_byte(crc, b[i]);
+	return crc;
+}
 
 static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __u32 gi)
 {
@@ -695,6 +728,7 @@ static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __
 	g->sent_next = c->psn & PSN_MASK;
 	g->ack_out = g->sent_next - 1;
 	g->min = g->ack_out;
+	g->icrc_ack_prefix = ack_prefix_crc(c);
 	bpf_spin_unlock(&g->lock);
 	return TC_ACT_SHOT;
 }

@@ -90,6 +90,8 @@ struct agg_group {
 	__u32 min_msn;
 	__u32 min_credit;
 	__u64 stall_ns, cnp_interval_ns, nak_holdoff_ns;
+	__u32 icrc_ack_prefix; /* the CRC of an ACK for the sender up to its PSN (the group's constant part) */
+	__u32 pad2;
 	__s64 sent_next, ack_out, min, nak_out;
 	__u64 min_since, nak_out_ns, cnp_out_ns;
 	__u8 has_nak_out, has_cnp_out, pad1[6];

@@ -294,6 +294,7 @@ def bench(prog):
         _, _, s = prog.run(stranger, repeat=1_000_000)
         tick = control(TICK, group)
         _, _, t = prog.run(tick, repeat=1_000_000)
+        # (a path that rewrites cannot be timed by repetition: BPF_PROG_TEST_RUN reruns on the rewritten frame)
         print("agg-bench: N=%-4d ACK not moving the minimum %4d ns | sender data %4d ns | stranger's ACK %4d ns "
               "| stall check %4d ns" % (n, dup, d, s, t))
     # the baseline in the same run: a frame the program lets through at once (not IPv4)

@@ -24,13 +24,14 @@ client() {  # client CRED ARGS...: the scheduler client as USER:PASSWORD
     MCAST4AI_ONOS="$base" ONOS_WEB_USER="${1%%:*}" ONOS_WEB_PASS="${1#*:}" tools/client/mcast4ai-client "${@:2}"
 }
 
-# alice's group: the demo's source and members; bob's host: a host that is not a member
-intruder=""
+# alice's group: the demo's source and members, hosts of tenant t1; bob's host $intruder (tenant t2) and a host no
+# tenant owns for his group's receiver (the demo started the runner with hostTenants saying so)
+free=""
 for h in "${host_names[@]}"; do
-    [ "$h" = "$source" ] && continue
-    printf '%s\n' "${members[@]}" | grep -qx "$h" || { intruder=$h; break; }
+    [ "$h" = "$source" ] || [ "$h" = "$intruder" ] && continue
+    printf '%s\n' "${members[@]}" | grep -qx "$h" || { free=$h; break; }
 done
-[ -n "$intruder" ] || fail "the fabric has no host outside the group for bob"
+[ -n "$free" ] || fail "the fabric has no unowned host for bob's group"
 say "security: alice (tenant t1) creates her group with the scheduler client: $source -> ${members[*]}"
 receivers=$(for h in "${members[@]}"; do printf '%s,' "${HOST_IP[$h]}"; done)
 client "$ALICE" --json create --tenant t1 --name alice-job --job-id slurm-1 --source "${HOST_IP[$source]}" \
@@ -39,7 +40,7 @@ client "$ALICE" --json create --tenant t1 --name alice-job --job-id slurm-1 --so
 read -r ga address ga_version < <(jq -r '"\(.id) \(.address) \(.version)"' "$out/alice.json")
 say "  group $ga INSTALLED, address $address"
 client "$BOB" --json create --tenant t2 --name bob-job --source "${HOST_IP[$intruder]}" \
-    --receivers "${HOST_IP[${members[0]}]}" --wait >"$out/bob.json" 2>"$out/client.err" \
+    --receivers "${HOST_IP[$free]}" --wait >"$out/bob.json" 2>"$out/client.err" \
     || fail "bob could not create his group: $(cat "$out/client.err")"
 gb=$(jq -r .id "$out/bob.json")
 say "  bob (tenant t2) has group $gb"
@@ -82,6 +83,13 @@ cross() {  # cross CRED GROUP OWN_HOST OTHER_TENANT
 }
 cross "$BOB" "$ga" "${HOST_IP[$intruder]}" t1
 cross "$ALICE" "$gb" "${HOST_IP[$source]}" t2
+say "security: hosts of another tenant (hostTenants): neither as receivers nor as the source"
+as "$BOB" POST /groups "{\"tenant\":\"t2\",\"name\":\"to-alice\",\"source\":\"${HOST_IP[$intruder]}\",\"receivers\":[\"${HOST_IP[${members[0]}]}\"]}"
+refused SEC_C "[bob] POST /groups of t2 to alice's host ${members[0]}"
+as "$BOB" POST /groups "{\"tenant\":\"t2\",\"name\":\"as-alice\",\"source\":\"${HOST_IP[$source]}\",\"receivers\":[\"${HOST_IP[$free]}\"]}"
+refused SEC_C "[bob] POST /groups of t2 from alice's source $source"
+as "$BOB" POST "/groups/$gb/receivers" "{\"receivers\":[\"${HOST_IP[${members[1]}]}\"]}"
+refused SEC_C "[bob] POST /groups/$gb/receivers (alice's host ${members[1]})"
 
 as "$ALICE" GET "/groups/$ga"
 [ "$code" = 200 ] && [ "$(jq -r .version "$body")" = "$ga_version" ] && [ "$(jq -r .state "$body")" = INSTALLED ] \

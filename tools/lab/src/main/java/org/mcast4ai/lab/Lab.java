@@ -37,6 +37,8 @@ public final class Lab implements AutoCloseable {
 
     /** The REST module's JAX-RS application. */
     public static final String REST_APPLICATION = "org.mcast4ai.rest.Mcast4aiWebApplication";
+    /** The group manager component. */
+    static final String MANAGER = "org.mcast4ai.impl.P2mpGroupManager";
 
     private final LabFabric fabric;
     private final ServiceRegistry registry = new ServiceRegistry();
@@ -78,6 +80,8 @@ public final class Lab implements AutoCloseable {
         public java.nio.file.Path users;
         /** Address the REST API listens on: loopback unless told otherwise. */
         public String bind = "127.0.0.1";
+        /** The group manager's settings over its defaults, as {@code cfg set} would give them on ONOS. */
+        public final java.util.Map<String, String> managerConfig = new java.util.LinkedHashMap<>();
     }
 
     private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
@@ -161,6 +165,7 @@ public final class Lab implements AutoCloseable {
         }
         Lab lab = new Lab(fabric, ofctl, settings);
         try {
+            settings.managerConfig.forEach((k, v) -> lab.host.configure(MANAGER, k, v));
             lab.host.activate(components);
             String host = settings.bind.contains(":") ? "[" + settings.bind + "]" : settings.bind;
             lab.rest = RestServer.start(REST_APPLICATION,

@@ -7,7 +7,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181] [--state FILE]
- * [--users FILE] [--bind ADDRESS]}: hosts the mcast4ai components over an Open vSwitch lab fabric and serves the
+ * [--users FILE] [--bind ADDRESS] [--config NAME=VALUE]...}: hosts the mcast4ai components (with the group manager's
+ * settings given, as {@code cfg set} would on ONOS) over an Open vSwitch lab fabric and serves the
  * REST API at {@code http://127.0.0.1:PORT/onos/mcast4ai/} (BASIC, the users of FILE or ONOS's default
  * {@code onos}/{@code rocks}) until SIGTERM or Ctrl-C.
  * {@code java -jar mcast4ai-lab.jar bench --fabric F} runs the setup measurements ({@link SetupBench}).
@@ -48,6 +49,14 @@ public final class LabRunner {
                         break;
                     case "--bind":
                         settings.bind = args[++i];
+                        break;
+                    case "--config":
+                        String kv = args[++i];
+                        int eq = kv.indexOf('=');
+                        if (eq <= 0) {
+                            usage("--config takes NAME=VALUE (a setting of the group manager); got " + kv);
+                        }
+                        settings.managerConfig.put(kv.substring(0, eq), kv.substring(eq + 1));
                         break;
                     default:
                         usage("unknown argument " + args[i]);
@@ -101,7 +110,7 @@ public final class LabRunner {
     private static void usage(String why) {
         System.err.println("lab-runner: " + why);
         System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181] [--state FILE]"
-                + " [--users USERS.properties] [--bind 127.0.0.1]");
+                + " [--users USERS.properties] [--bind 127.0.0.1] [--config NAME=VALUE]...");
         System.exit(2);
     }
 }

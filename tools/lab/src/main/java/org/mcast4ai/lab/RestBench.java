@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -160,14 +159,8 @@ public final class RestBench {
     }
 
     private JsonNode call(HttpClient c, String method, String path, String body, int expect) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", LabRealm.defaultAdmin());
-        if (body != null) {
-            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
-        } else {
-            b.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpResponse<String> r = c.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = c.send(LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
+                Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != expect) {
             throw new IllegalStateException(method + " " + path + " -> " + r.statusCode() + " " + r.body());
         }

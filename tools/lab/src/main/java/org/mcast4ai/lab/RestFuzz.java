@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
@@ -223,16 +222,8 @@ public final class RestFuzz {
 
     private HttpResponse<String> send(Caller c, String method, String path, String body)
             throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(deadline)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        if (c.authorization != null) {
-            b.header("Authorization", c.authorization);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(LabHttp.request(base, method, path, body, c.authorization, deadline).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static void problem(Result r, String what) {

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -261,14 +260,8 @@ public final class SetupBench {
     }
 
     private JsonNode call(String method, String path, String body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", LabRealm.defaultAdmin());
-        if (body != null) {
-            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
-        } else {
-            b.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
+                Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() >= 300) {
             throw new IOException(method + " " + path + " -> " + r.statusCode() + " " + r.body());
         }

@@ -125,15 +125,9 @@ final class LabHarness {
         }
 
         JsonNode call(String method, String path, String body, int expectStatus) throws Exception {
-            HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(20))
-                    .header("Accept", "application/json").header("Authorization", LabRealm.defaultAdmin());
-            if (body != null) {
-                b.header("Content-Type", "application/json")
-                        .method(method, HttpRequest.BodyPublishers.ofString(body));
-            } else {
-                b.method(method, HttpRequest.BodyPublishers.noBody());
-            }
-            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest request = LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
+                    Duration.ofSeconds(20)).header("Accept", "application/json").build();
+            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != expectStatus) {
                 throw new AssertionError(method + " " + path + " -> " + r.statusCode() + " " + r.body());
             }

@@ -1,6 +1,7 @@
 package org.mcast4ai.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -154,8 +155,8 @@ final class Commands {
         a.done(0);
         List<JsonNode> groups = client.groups(filters);
         if (json) {
-            out.println(new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode()
-                    .set("groups", new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(groups)));
+            ObjectMapper mapper = new ObjectMapper();
+            out.println(mapper.createObjectNode().set("groups", mapper.valueToTree(groups)));
         } else {
             groups.forEach(g -> out.println(Main.summary(g)));
         }

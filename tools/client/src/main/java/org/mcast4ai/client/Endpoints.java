@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
  * followed by {@code #qpn}.
  */
 public final class Endpoints {
-    private static final Pattern MAC = Pattern.compile("(?i)[0-9a-f]{2}(:[0-9a-f]{2}){5}");
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
     private Endpoints() {
@@ -70,7 +69,8 @@ public final class Endpoints {
      * @throws IllegalArgumentException if a name does not resolve
      */
     public static String host(String host) {
-        if (host.contains("/") || MAC.matcher(host).matches() || IPV4.matcher(host).matches() || host.contains(":")) {
+        // host ids, MACs and IPv6 addresses all contain a colon or a slash; names do not
+        if (host.contains("/") || host.contains(":") || IPV4.matcher(host).matches()) {
             return host;
         }
         try {

@@ -25,9 +25,11 @@ public final class P2mpGroup {
     private final ImmutableSet<Endpoint> unreachable;
     private final ImmutableList<StateChange> history;
     private final long version;
+    private final VirtualPeer peer; // ACK_AGGREGATION groups only
 
     private P2mpGroup(P2mpGroupId id, P2mpGroupRequest request, IpAddress address, ReplicationMode effectiveMode,
-                      String modeReason, Set<Endpoint> unreachable, List<StateChange> history, long version) {
+                      String modeReason, Set<Endpoint> unreachable, List<StateChange> history, long version,
+                      VirtualPeer peer) {
         this.id = Objects.requireNonNull(id);
         this.request = Objects.requireNonNull(request);
         this.address = Objects.requireNonNull(address);
@@ -36,6 +38,7 @@ public final class P2mpGroup {
         this.unreachable = ImmutableSet.copyOf(unreachable);
         this.history = ImmutableList.copyOf(history);
         this.version = version;
+        this.peer = peer;
         if (this.history.isEmpty()) {
             throw new IllegalArgumentException("a group has at least one state");
         }
@@ -52,8 +55,37 @@ public final class P2mpGroup {
      */
     public static P2mpGroup submitted(P2mpGroupId id, P2mpGroupRequest request, IpAddress address,
                                       long timeMillis) {
+        return submitted(id, request, address, timeMillis, null);
+    }
+
+    /**
+     * A newly submitted group with its virtual peer.
+     *
+     * @param id         assigned id
+     * @param request    the request
+     * @param address    assigned group address
+     * @param timeMillis submission time
+     * @param peer       the virtual peer of an ACK_AGGREGATION group, null for any other
+     * @return the group in state SUBMITTED
+     */
+    public static P2mpGroup submitted(P2mpGroupId id, P2mpGroupRequest request, IpAddress address,
+                                      long timeMillis, VirtualPeer peer) {
         return new P2mpGroup(id, request, address, request.mode(), "", ImmutableSet.of(),
-                ImmutableList.of(new StateChange(GroupState.SUBMITTED, timeMillis, "")), 1);
+                ImmutableList.of(new StateChange(GroupState.SUBMITTED, timeMillis, "")), 1, peer);
+    }
+
+    /** @return the virtual peer of an ACK_AGGREGATION group, empty for any other */
+    public java.util.Optional<VirtualPeer> peer() {
+        return java.util.Optional.ofNullable(peer);
+    }
+
+    /**
+     * @param next the group's virtual peer, changed (stalled receivers)
+     * @return a copy
+     */
+    public P2mpGroup withPeer(VirtualPeer next) {
+        return new P2mpGroup(id, request, address, effectiveMode, modeReason, unreachable, history, version + 1,
+                next);
     }
 
     /** @return the id */
@@ -169,7 +201,8 @@ public final class P2mpGroup {
         int skip = Math.max(0, history.size() + 1 - HISTORY_LIMIT);
         h.addAll(history.subList(skip, history.size()));
         h.add(new StateChange(state, timeMillis, reason, failure));
-        return new P2mpGroup(id, request, address, effectiveMode, modeReason, unreachable, h.build(), version + 1);
+        return new P2mpGroup(id, request, address, effectiveMode, modeReason, unreachable, h.build(), version + 1,
+                peer);
     }
 
     /**
@@ -177,7 +210,10 @@ public final class P2mpGroup {
      * @return a copy
      */
     public P2mpGroup withRequest(P2mpGroupRequest newRequest) {
-        return new P2mpGroup(id, newRequest, address, effectiveMode, modeReason, unreachable, history, version + 1);
+        // receivers keep their slots at the virtual peer; new ones get free slots
+        VirtualPeer nextPeer = peer == null ? null : peer.withReceivers(newRequest.receivers());
+        return new P2mpGroup(id, newRequest, address, effectiveMode, modeReason, unreachable, history, version + 1,
+                nextPeer);
     }
 
     /**
@@ -186,7 +222,7 @@ public final class P2mpGroup {
      * @return a copy
      */
     public P2mpGroup withEffectiveMode(ReplicationMode mode, String reason) {
-        return new P2mpGroup(id, request, address, mode, reason, unreachable, history, version + 1);
+        return new P2mpGroup(id, request, address, mode, reason, unreachable, history, version + 1, peer);
     }
 
     /**
@@ -194,7 +230,8 @@ public final class P2mpGroup {
      * @return a copy
      */
     public P2mpGroup withUnreachable(Set<Endpoint> receivers) {
-        return new P2mpGroup(id, request, address, effectiveMode, modeReason, receivers, history, version + 1);
+        return new P2mpGroup(id, request, address, effectiveMode, modeReason, receivers, history, version + 1,
+                peer);
     }
 
     @Override
@@ -205,7 +242,8 @@ public final class P2mpGroup {
         P2mpGroup g = (P2mpGroup) o;
         return id.equals(g.id) && version == g.version && request.equals(g.request) && address.equals(g.address)
                 && effectiveMode == g.effectiveMode && modeReason.equals(g.modeReason)
-                && unreachable.equals(g.unreachable) && history.equals(g.history);
+                && unreachable.equals(g.unreachable) && history.equals(g.history)
+                && java.util.Objects.equals(peer, g.peer);
     }
 
     @Override

@@ -58,4 +58,17 @@ public interface P2mpGroupAdminService extends P2mpGroupService {
      * @return the group
      */
     P2mpGroup recompile(P2mpGroupId id);
+
+    /**
+     * Takes an aggregation point's report for an ACK_AGGREGATION group: its counters are kept for readers, and
+     * a change of the receivers it stopped waiting for changes the group (DEGRADED while any is stalled).
+     *
+     * @param id     group id
+     * @param report the report
+     * @throws GroupException NOT_FOUND for an unknown id, CONFLICT if the group has no virtual peer or is not
+     *                        live, INVALID for a stalled receiver the group does not have
+     */
+    default void reportAggregation(P2mpGroupId id, AggregationReport report) {
+        throw GroupException.conflict("this group service does not aggregate ACKs");
+    }
 }

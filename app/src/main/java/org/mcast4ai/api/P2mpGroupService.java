@@ -65,4 +65,13 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
     default ReconcileCounters reconcileCounters() {
         return new ReconcileCounters(0, 0, 0);
     }
+
+    /**
+     * @param id an ACK_AGGREGATION group
+     * @return its aggregation context (virtual peer, sender, receivers, last report); empty for an unknown group
+     * @throws GroupException CONFLICT if the group is not ACK_AGGREGATION
+     */
+    default java.util.Optional<AggregationContext> getAggregation(P2mpGroupId id) {
+        return java.util.Optional.empty();
+    }
 }

@@ -19,6 +19,9 @@ import org.onosproject.codec.JsonCodec;
  *  "history": [{"state": "SUBMITTED", "timeMillis": 1700000000000, "reason": ""}, ...],
  *  "unreachable": [], "version": 4}
  * </pre>
+ * An ACK_AGGREGATION group also has {@code "virtualPeer": {"ip", "mac", "qpn", "startPsn", "peerQpns": {receiver:
+ * QPN}, "stalled": [...]}}: the sender's QP connects to ip/qpn starting at startPsn, each receiver's QP to ip and
+ * its peer QPN (the whole context is {@code GET /groups/{id}/aggregation}).
  */
 public final class P2mpGroupCodec extends JsonCodec<P2mpGroup> {
     static final String ID = "id";
@@ -43,6 +46,9 @@ public final class P2mpGroupCodec extends JsonCodec<P2mpGroup> {
      * @param group the group
      * @return its JSON object
      */
+    /** An ACK_AGGREGATION group's virtual peer: what its sender's and receivers' QPs connect to. */
+    static final String VIRTUAL_PEER = "virtualPeer";
+
     static ObjectNode encode(P2mpGroup group) {
         P2mpGroupRequest r = group.request();
         ObjectNode out = JsonNodeFactory.instance.objectNode()
@@ -64,6 +70,13 @@ public final class P2mpGroupCodec extends JsonCodec<P2mpGroup> {
         ArrayNode history = out.putArray(HISTORY);
         group.history().forEach(h -> history.add(StateChangeCodec.encode(h)));
         out.set(UNREACHABLE, P2mpGroupRequestCodec.encodeEndpoints(group.unreachable()));
+        group.peer().ifPresent(p -> {
+            ObjectNode vp = out.putObject(VIRTUAL_PEER).put("ip", p.address().toString())
+                    .put("mac", p.mac().toString()).put("qpn", p.qpn()).put("startPsn", p.startPsn());
+            ObjectNode q = vp.putObject("peerQpns");
+            p.slots().keySet().forEach(h -> q.put(h, p.peerQpn(h)));
+            p.stalled().forEach(vp.putArray("stalled")::add);
+        });
         out.put(VERSION, group.version());
         return out;
     }

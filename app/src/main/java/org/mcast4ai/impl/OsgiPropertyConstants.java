@@ -8,6 +8,11 @@ public final class OsgiPropertyConstants {
     /** Default group address pool. */
     public static final String ADDRESS_POOL_DEFAULT = "239.77.0.0/16";
 
+    /** IPv4 prefix the app allocates ACK_AGGREGATION groups' virtual peer addresses from (unicast, unused). */
+    public static final String VIRTUAL_PEER_POOL = "virtualPeerPool";
+    /** Default virtual peer pool. */
+    public static final String VIRTUAL_PEER_POOL_DEFAULT = "10.254.0.0/16";
+
     /** Largest receiver set a group may have. */
     public static final String MAX_RECEIVERS_PER_GROUP = "maxReceiversPerGroup";
     /** Default receiver limit. */

@@ -80,6 +80,8 @@ import java.util.concurrent.TimeUnit;
 
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL;
 import static org.mcast4ai.impl.OsgiPropertyConstants.ADDRESS_POOL_DEFAULT;
+import static org.mcast4ai.impl.OsgiPropertyConstants.VIRTUAL_PEER_POOL;
+import static org.mcast4ai.impl.OsgiPropertyConstants.VIRTUAL_PEER_POOL_DEFAULT;
 import static org.mcast4ai.impl.OsgiPropertyConstants.AUDIT_INTERVAL_MS;
 import static org.mcast4ai.impl.OsgiPropertyConstants.HOST_TENANTS;
 import static org.mcast4ai.impl.OsgiPropertyConstants.HOST_TENANTS_DEFAULT;
@@ -107,6 +109,7 @@ import static org.slf4j.LoggerFactory.getLogger;
         service = {P2mpGroupService.class, P2mpGroupAdminService.class},
         property = {
                 ADDRESS_POOL + "=" + ADDRESS_POOL_DEFAULT,
+                VIRTUAL_PEER_POOL + "=" + VIRTUAL_PEER_POOL_DEFAULT,
                 MAX_RECEIVERS_PER_GROUP + ":Integer=" + MAX_RECEIVERS_PER_GROUP_DEFAULT,
                 MAX_GROUPS_PER_TENANT + ":Integer=" + MAX_GROUPS_PER_TENANT_DEFAULT,
                 FLOW_TABLE_ID + ":Integer=" + FLOW_TABLE_ID_DEFAULT,
@@ -154,6 +157,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     /** IPv4 multicast prefix group addresses are allocated from. */
     private String addressPool = ADDRESS_POOL_DEFAULT;
 
+    /** IPv4 prefix virtual peer addresses of ACK_AGGREGATION groups are allocated from. */
+    private String virtualPeerPool = VIRTUAL_PEER_POOL_DEFAULT;
+
     /** Largest receiver set a group may have. */
     private int maxReceiversPerGroup = MAX_RECEIVERS_PER_GROUP_DEFAULT;
 
@@ -184,8 +190,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private GroupLanes lanes;
     private ScheduledExecutorService ownTimer;
     private volatile IpPrefix pool = IpPrefix.valueOf(ADDRESS_POOL_DEFAULT);
+    private volatile IpPrefix peerPool = IpPrefix.valueOf(VIRTUAL_PEER_POOL_DEFAULT);
     private ApplicationId appId;
     private HostResolver hostResolver;
+    private org.mcast4ai.impl.reliable.Aggregations aggregations;
     private RequestValidator validator;
     private FabricSnapshotFactory snapshots;
     private OpenFlowTreeProgrammer programmer;
@@ -247,6 +255,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         TreeComputer trees = treeComputer != null ? treeComputer : new FabricTreeComputer();
         hostResolver = new HostResolver(hostService);
         validator = new RequestValidator(hostResolver, () -> hostTenants);
+        aggregations = new org.mcast4ai.impl.reliable.Aggregations(store, hostResolver, System::currentTimeMillis);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
         index = new GroupIndex();
@@ -364,6 +373,21 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 log.warn("{} '{}' is not a prefix; keeping {}", ADDRESS_POOL, poolText, pool);
             }
         }
+        String peerText = Tools.get(properties, VIRTUAL_PEER_POOL);
+        if (peerText != null && !peerText.isBlank()) {
+            try {
+                IpPrefix p = IpPrefix.valueOf(peerText.trim());
+                if (!p.isIp4() || IpPrefix.IPV4_MULTICAST_PREFIX.contains(p) || p.prefixLength() > 26) {
+                    log.warn("{} must be an IPv4 unicast prefix of at least 64 addresses; keeping {}",
+                            VIRTUAL_PEER_POOL, peerPool);
+                } else {
+                    peerPool = p;
+                    virtualPeerPool = p.toString();
+                }
+            } catch (IllegalArgumentException e) {
+                log.warn("{} '{}' is not a prefix; keeping {}", VIRTUAL_PEER_POOL, peerText, peerPool);
+            }
+        }
         String owners = Tools.get(properties, HOST_TENANTS);
         if (owners != null) {
             try {
@@ -404,7 +428,8 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 }
             }
         }
-        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
+        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
+                VIRTUAL_PEER_POOL, virtualPeerPool,
                 MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant,
                 FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs, INSTALLER_THREADS, installerThreads);
     }
@@ -479,6 +504,21 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     }
 
     @Override
+    public Optional<org.mcast4ai.api.AggregationContext> getAggregation(P2mpGroupId id) {
+        checkId(id);
+        return aggregations.context(id);
+    }
+
+    @Override
+    public void reportAggregation(P2mpGroupId id, org.mcast4ai.api.AggregationReport report) {
+        checkId(id);
+        if (report == null) {
+            throw GroupException.invalid("a report is required");
+        }
+        aggregations.report(id, report);
+    }
+
+    @Override
     public org.mcast4ai.api.ReconcileCounters reconcileCounters() {
         GroupScheduler s = scheduler;
         return s == null ? new org.mcast4ai.api.ReconcileCounters(0, 0, 0)
@@ -506,7 +546,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             throw GroupException.limit("tenant " + request.key().tenant() + " already holds " + maxGroupsPerTenant
                     + " groups (maxGroupsPerTenant); purge withdrawn groups first");
         }
-        return store.create(request, pool, System.currentTimeMillis());
+        return store.create(request, pool, peerPool, System.currentTimeMillis());
     }
 
     @Override
@@ -576,6 +616,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                     ? " and holds switch entries" : "") + "; withdraw it before purging");
         }
         store.remove(id);
+        aggregations.forget(id);
     }
 
     @Override

@@ -6,6 +6,8 @@ import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.api.VirtualPeer;
 import org.mcast4ai.impl.bitmap.BitmapPlanner;
 import org.onosproject.net.HostId;
 
@@ -15,7 +17,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The checks a request passes before anything is stored: reliability this release supports, a priority above
+ * The checks a request passes before anything is stored: what ACK_AGGREGATION needs (QPNs, TREE, at most 1,024
+ * receivers), a priority above
  * the BITMAP tables' entry rules, the receiver limit,
  * that every endpoint names exactly one located host, distinct from the source and from each other, and that no
  * endpoint is a host of another tenant ({@link HostTenants}).
@@ -39,10 +42,10 @@ final class RequestValidator {
             throw GroupException.invalid("priority must be above " + BitmapPlanner.ENTRY_PRIORITY
                     + " (the BITMAP tables' entry rules); got " + request.priority());
         }
-        if (request.reliability() == Reliability.ACK_AGGREGATION) {
-            throw GroupException.invalid("ACK_AGGREGATION reliability is not available yet; use NONE");
-        }
         checkCount(request.receivers().size(), maxReceivers);
+        if (request.reliability() == Reliability.ACK_AGGREGATION) {
+            checkReliable(request);
+        }
         String tenant = request.key().tenant();
         org.onosproject.net.Host sourceHost = hosts.resolve(request.source());
         owners.get().check(tenant, "source", request.source(), sourceHost);
@@ -72,6 +75,12 @@ final class RequestValidator {
             }
         }
         checkCount(current.size() + fresh, maxReceivers);
+        if (group.request().reliability() == Reliability.ACK_AGGREGATION) {
+            checkReliableCount(current.size() + fresh);
+            for (Endpoint r : added) {
+                checkQpn("receiver", r);
+            }
+        }
         Endpoint sourceEndpoint = group.request().source();
         HostId source = hosts.resolve(sourceEndpoint).id();
         Map<HostId, Endpoint> seen = new HashMap<>();
@@ -151,6 +160,37 @@ final class RequestValidator {
             }
         }
         return out;
+    }
+
+    /*
+     * An RC sender's QP has one peer, and so does every receiver's: each endpoint names its QP (the edge rewrites
+     * the copy to it, the aggregation point knows the receiver's ACKs by it), the replication is a tree (the ACKs
+     * follow it back to the source) and the receivers fit the aggregation point's slots.
+     */
+    private static void checkReliable(P2mpGroupRequest request) {
+        if (request.mode() == ReplicationMode.BITMAP) {
+            throw GroupException.invalid("mode BITMAP cannot carry ACK_AGGREGATION: receivers' ACKs return along "
+                    + "the group's tree; use TREE or AUTO");
+        }
+        checkQpn("source", request.source());
+        for (Endpoint r : request.receivers()) {
+            checkQpn("receiver", r);
+        }
+        checkReliableCount(request.receivers().size());
+    }
+
+    private static void checkQpn(String field, Endpoint e) {
+        if (e.qpn().isEmpty()) {
+            throw GroupException.invalid(field + " " + e + ": ACK_AGGREGATION needs the QPN of its RC queue pair "
+                    + "({\"host\": ..., \"qpn\": N})");
+        }
+    }
+
+    private static void checkReliableCount(int count) {
+        if (count > VirtualPeer.MAX_RECEIVERS) {
+            throw GroupException.limit("an ACK_AGGREGATION group has at most " + VirtualPeer.MAX_RECEIVERS
+                    + " receivers (the aggregation point's slots); this one would have " + count);
+        }
     }
 
     private static void checkCount(int count, int max) {

@@ -296,6 +296,10 @@ public final class BitmapReplication {
         if (requested == ReplicationMode.TREE) {
             return new BitmapDecision(BitmapChoice.decide(requested, true, null), null, Set.of(), Set.of());
         }
+        if (group.peer().isPresent()) {
+            return new BitmapDecision(BitmapChoice.autoTree("ACK_AGGREGATION: the receivers' ACKs return along the "
+                    + "group's tree"), null, Set.of(), Set.of());
+        }
         BitmapLayout l = inUse(fabric);
         if (!l.fits()) {
             // nothing about the group can change that: decide without resolving its hosts

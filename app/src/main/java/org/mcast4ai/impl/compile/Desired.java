@@ -105,10 +105,17 @@ public final class Desired {
                         compiled.failure + InstallAttempt.describe(compiled.unreachable), compiled.unreachable);
             }
             Set<Endpoint> unreachable = compiled.unreachable;
-            GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
+            Set<String> stalled = group.peer().map(p -> p.stalled()).orElse(Set.of());
+            GroupState outcome = unreachable.isEmpty() && stalled.isEmpty() ? GroupState.INSTALLED
+                    : GroupState.DEGRADED;
             String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
                     + group.request().receivers().size() + " receivers unreachable"
                     + InstallAttempt.describe(unreachable);
+            if (!stalled.isEmpty()) {
+                // the aggregation point left them out of the minimum: the sender goes on without them
+                reason = (reason.isEmpty() ? "" : reason + "; ") + stalled.size() + " receiver(s) stopped "
+                        + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
+            }
             Set<DeviceEntry> entries = Programmed.entriesOf(compiled.plan);
             return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan,
                     compiled.hosts, outcome, reason, unreachable, null, bd, null);

@@ -198,7 +198,8 @@ public final class GroupInstaller {
         if (diff.nothingToSend()) {
             settleLeft(id, record, diff);
             if (settled && CompileStep.recorded(group, desired.mode) && desired.outcome == group.state()
-                    && desired.unreachable.equals(group.unreachable())) {
+                    && desired.unreachable.equals(group.unreachable())
+                    && (group.peer().isEmpty() || desired.reason.equals(group.reason()))) {
                 return;
             }
             step.mode(desired.mode);

@@ -47,9 +47,14 @@ import java.util.function.Predicate;
  * <p>The staging (rules on switches new to the tree, then replacements, then removals) is
  * {@link FlowRuleProgrammer}'s: a rule's flow id is its match, so a branch with the same in port replaces
  * the old rule and one with another in port has the old rule removed last.
+ *
+ * <p>An ACK_AGGREGATION group has one more rule per switch of its tree, {@link #ackRoute}: its receivers'
+ * acknowledgements go back up the tree to the source's port.
  */
 public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static final int MAX_TREATMENTS = 4096;
+    // marks an ACK route's cookie (its match has no in port)
+    private static final long ACK_ROUTE = 0x41434bL;
 
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final ApplicationId appId;
@@ -170,13 +175,48 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     @Override
     public List<FlowRule> rules(P2mpGroup group, DeviceEntry entry) {
         TreeBranch b = (TreeBranch) entry;
-        return List.of(rule(group, b.device(), b.branch()));
+        FlowRule data = rule(group, b.device(), b.branch());
+        return group.peer().isEmpty() ? List.of(data)
+                : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), true));
     }
 
     @Override
     protected List<FlowRule> handles(P2mpGroup group, DeviceEntry entry) {
         TreeBranch b = (TreeBranch) entry;
-        return List.of(removal(group, b.device(), b.branch().inPort()));
+        FlowRule data = removal(group, b.device(), b.branch().inPort());
+        return group.peer().isEmpty() ? List.of(data)
+                : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), false));
+    }
+
+    /**
+     * An ACK_AGGREGATION group's return route on one switch of its tree: what its receivers send to the virtual
+     * peer (ACKs, NAKs, CNPs) leaves by the port the group's packets arrive on, so it climbs the tree back to the
+     * source's port, where the aggregation point is. No in port: it comes up from any branch. Its match (the
+     * virtual peer's address) is the same whatever the branch, so a reroute replaces it in place.
+     *
+     * @param group   an ACK_AGGREGATION group
+     * @param device  a switch of its tree
+     * @param inPort  the port the group's packets arrive on there
+     * @param actions false for a removal (no actions built)
+     * @return the rule
+     */
+    public FlowRule ackRoute(P2mpGroup group, DeviceId device, PortNumber inPort, boolean actions) {
+        IpAddress peer = group.peer().orElseThrow().address();
+        int table = tableId;
+        int priority = group.request().priority();
+        return DefaultFlowRule.builder()
+                .forDevice(device)
+                .withSelector(DefaultTrafficSelector.builder()
+                        .matchEthType(Ethernet.TYPE_IPV4)
+                        .matchIPDst(IpPrefix.valueOf(peer, 32))
+                        .build())
+                .withTreatment(actions ? DefaultTrafficTreatment.builder().setOutput(inPort).build()
+                        : DefaultTrafficTreatment.emptyTreatment())
+                .withPriority(priority)
+                .withCookie(FlowCookies.of(appId, device, table, priority, ACK_ROUTE, peer.getIp4Address().toInt()))
+                .makePermanent()
+                .forTable(table)
+                .build();
     }
 
     /**

@@ -9,6 +9,8 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupEvent;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.VirtualPeer;
 import org.mcast4ai.api.StateChange;
 import org.mcast4ai.impl.program.Programmed;
 import org.onlab.packet.Ip4Address;
@@ -39,6 +41,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -144,7 +147,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     }
 
     @Override
-    public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis) {
+    public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, IpPrefix peerPool, long timeMillis) {
         long id = ids.incrementAndGet();
         String key = keyOf(request.key());
         Versioned<Long> holder = keys.putIfAbsent(key, id);
@@ -158,7 +161,17 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
             keys.remove(key, Long.valueOf(id)); // the value overload, not remove(key, version)
             throw e;
         }
-        P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(id), request, address, timeMillis);
+        VirtualPeer peer = null;
+        if (request.reliability() == Reliability.ACK_AGGREGATION) {
+            try {
+                peer = allocatePeer(request, peerPool, id);
+            } catch (GroupException e) {
+                addresses.remove(address, Long.valueOf(id));
+                keys.remove(key, Long.valueOf(id));
+                throw e;
+            }
+        }
+        P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(id), request, address, timeMillis, peer);
         tenants.incrementAndGet(request.key().tenant());
         groups.put(id, group);
         return group;
@@ -186,6 +199,45 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         }
         throw GroupException.limit("the group address pool " + pool + " is exhausted (" + size
                 + " addresses in use); purge withdrawn groups or configure a larger addressPool");
+    }
+
+    /*
+     * The virtual peer's address comes from its own pool, through the same address map (so it is taken atomically
+     * and freed with the group); its low six bits are the group's index at the sender's aggregation point, so
+     * they differ from those of every other live ACK_AGGREGATION group of the same source.
+     */
+    private VirtualPeer allocatePeer(P2mpGroupRequest request, IpPrefix peerPool, long hint) {
+        if (peerPool == null || !peerPool.isIp4()) {
+            throw GroupException.invalid("the virtual peer pool must be an IPv4 prefix; got " + peerPool);
+        }
+        Set<Integer> taken = new HashSet<>();
+        for (Versioned<P2mpGroup> v : groups.values()) {
+            P2mpGroup g = v.value();
+            if (g.state().isLive() && g.request().source().host().equals(request.source().host())) {
+                g.peer().ifPresent(p -> taken.add(p.index()));
+            }
+        }
+        if (taken.size() >= VirtualPeer.MAX_GROUPS_PER_SOURCE) {
+            throw GroupException.limit("source " + request.source().host() + " already sends "
+                    + VirtualPeer.MAX_GROUPS_PER_SOURCE + " ACK_AGGREGATION groups (what one aggregation point holds)");
+        }
+        int base = peerPool.address().getIp4Address().toInt();
+        long total = 1L << (Ip4Address.BIT_LENGTH - peerPool.prefixLength());
+        long first = total > 2 ? 1 : 0;
+        long size = total > 2 ? total - 2 : total;
+        for (long i = 0; i < size; i++) {
+            int a = base + (int) (first + (hint - 1 + i) % size);
+            if (taken.contains(a & (VirtualPeer.MAX_GROUPS_PER_SOURCE - 1))) {
+                continue;
+            }
+            IpAddress candidate = Ip4Address.valueOf(a);
+            if (addresses.putIfAbsent(candidate, hint) == null) {
+                return VirtualPeer.of(candidate, ThreadLocalRandom.current().nextInt(1 << 24),
+                        request.receivers());
+            }
+        }
+        throw GroupException.limit("the virtual peer pool " + peerPool + " has no address left for source "
+                + request.source().host() + "; purge withdrawn groups or configure a larger virtualPeerPool");
     }
 
     @Override
@@ -232,6 +284,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
         keys.remove(keyOf(group.key()), Long.valueOf(id.value()));
         tenants.decrementAndGet(group.key().tenant());
         addresses.remove(group.address(), Long.valueOf(id.value()));
+        group.peer().ifPresent(p -> addresses.remove(p.address(), Long.valueOf(id.value())));
         setProgrammed(id, Programmed.empty());
         return Optional.of(group);
     }

@@ -30,7 +30,23 @@ public interface P2mpGroupStore extends Store<P2mpGroupEvent, P2mpGroupStoreDele
      * @return the stored group
      * @throws org.mcast4ai.api.GroupException CONFLICT if the key is taken, LIMIT if the pool is exhausted
      */
-    public P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis);
+    default P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, long timeMillis) {
+        return create(request, pool, null, timeMillis);
+    }
+
+    /**
+     * Atomically assigns an id, an address and, to an ACK_AGGREGATION group, its virtual peer, and stores a new
+     * group in state SUBMITTED.
+     *
+     * @param request    the validated request
+     * @param pool       IPv4 multicast prefix to allocate the group's address from
+     * @param peerPool   IPv4 prefix to allocate virtual peer addresses from
+     * @param timeMillis submission time
+     * @return the stored group
+     * @throws org.mcast4ai.api.GroupException CONFLICT if the key is taken, LIMIT if a pool is exhausted or the
+     *                                         source already sends as many ACK_AGGREGATION groups as it can
+     */
+    P2mpGroup create(P2mpGroupRequest request, IpPrefix pool, IpPrefix peerPool, long timeMillis);
 
     /**
      * @param id group id

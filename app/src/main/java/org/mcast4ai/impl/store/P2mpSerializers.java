@@ -15,6 +15,7 @@ import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.StateChange;
+import org.mcast4ai.api.VirtualPeer;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.Programmed;
@@ -40,7 +41,7 @@ public final class P2mpSerializers {
             .register(KryoNamespaces.API)
             .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
                     GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
-                    BitmapStamp.class, FailureKind.class, StaticTables.class)
+                    BitmapStamp.class, FailureKind.class, StaticTables.class, VirtualPeer.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
             .register(new TreeBranchSerializer(), TreeBranch.class)
             .register(new ProgrammedSerializer(), Programmed.class)

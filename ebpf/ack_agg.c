@@ -683,6 +683,26 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 /* The ICRC's CRC over what every ACK or NAK of a group shares, up to its PSN: the masked leading ones, the IPv4
  * header from the VP to the sender (ToS, TTL and checksum as ones), UDP (checksum as ones), and BTH up to the PSN
  * (opcode ACKNOWLEDGE, the sender's QPN, byte 4 as ones), exactly as write_out lays them out. */
+/* The sender's data to the VP leaves for the fabric addressed to the group (its multicast MAC and address), which
+ * the switches replicate; the receiver edge gives every copy its receiver's address and a new ICRC, so the ICRC is
+ * not recomputed here. */
+static __always_inline int to_group(struct ethhdr *eth, struct iphdr *ip, __u32 group_ip)
+{
+	__u32 a = bpf_ntohl(group_ip);
+
+	if (!group_ip)
+		return TC_ACT_OK;
+	eth->h_dest[0] = 0x01;
+	eth->h_dest[1] = 0x00;
+	eth->h_dest[2] = 0x5e;
+	eth->h_dest[3] = (a >> 16) & 0x7f;
+	eth->h_dest[4] = a >> 8;
+	eth->h_dest[5] = a;
+	ip->daddr = group_ip;
+	ip->check = ip_checksum(ip);
+	return TC_ACT_OK;
+}
+
 static __always_inline __u32 ack_prefix_crc(struct agg_ctrl *c)
 {
 	__u8 b[37] = {
@@ -729,6 +749,7 @@ static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __
 	g->ack_out = g->sent_next - 1;
 	g->min = g->ack_out;
 	g->icrc_ack_prefix = ack_prefix_crc(c);
+	g->group_ip = c->group_ip;
 	bpf_spin_unlock(&g->lock);
 	return TC_ACT_SHOT;
 }
@@ -794,9 +815,11 @@ int ack_agg(struct __sk_buff *skb)
 		dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
 		in.psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
 		if (op <= OP_LAST_REQUEST) {
-			/* the sender's data goes on to the fabric; it only tells what was sent */
-			if (ip->saddr != g->sender_ip || !g->sees_data)
+			/* the sender's data goes on to the fabric, addressed to the group; it tells what was sent */
+			if (ip->saddr != g->sender_ip)
 				return TC_ACT_OK;
+			if (!g->sees_data)
+				return to_group(eth, ip, g->group_ip);
 			in.kind = IN_DATA;
 		} else if (op == OP_ACK || op == OP_CNP) {
 			if (op == OP_ACK) {
@@ -838,8 +861,14 @@ int ack_agg(struct __sk_buff *skb)
 	bpf_spin_unlock(&g->lock);
 	if (in.kind == IN_TICK && rc == TICK_AGAIN)
 		return TC_ACT_PIPE;
-	if (in.kind == IN_DATA)
-		return TC_ACT_OK;
+	if (in.kind == IN_DATA) {
+		data = (void *)(long)skb->data;
+		end = (void *)(long)skb->data_end;
+		eth = data;
+		if ((void *)eth + 14 + sizeof(struct iphdr) > end)
+			return TC_ACT_OK;
+		return to_group(eth, (void *)eth + 14, g->group_ip);
+	}
 	if (in.kind == IN_JOIN)
 		return TC_ACT_SHOT;
 	if (e.kind == EMIT_NONE)

@@ -36,6 +36,7 @@ struct agg_ctrl {
 	__u64 stall_ns;       /* CONFIG */
 	__u64 cnp_interval_ns;/* CONFIG */
 	__u64 nak_holdoff_ns; /* CONFIG */
+	__u32 group_ip;       /* CONFIG (be): the sender's data to the VP leaves addressed to the group; 0 keeps it */
 } __attribute__((packed));
 
 struct agg_rx {
@@ -91,7 +92,7 @@ struct agg_group {
 	__u32 min_credit;
 	__u64 stall_ns, cnp_interval_ns, nak_holdoff_ns;
 	__u32 icrc_ack_prefix; /* the CRC of an ACK for the sender up to its PSN (the group's constant part) */
-	__u32 pad2;
+	__u32 group_ip;       /* be; 0: data to the VP is passed as it is */
 	__s64 sent_next, ack_out, min, nak_out;
 	__u64 min_since, nak_out_ns, cnp_out_ns;
 	__u8 has_nak_out, has_cnp_out, pad1[6];

@@ -98,10 +98,11 @@ def mac(text):
     return bytes(int(x, 16) for x in text.split(":"))
 
 
-def control(op, group, ip="0.0.0.0", qpn=0, psn=0, sees_data=1, stall_ns=0, cnp_ns=0, holdoff_ns=0):
-    payload = struct.pack("<BBHIQ4sII4sI6s6sQQQ", op, sees_data, 0, group, TOKEN, ipaddress.ip_address(ip).packed,
+def control(op, group, ip="0.0.0.0", qpn=0, psn=0, sees_data=1, stall_ns=0, cnp_ns=0, holdoff_ns=0,
+            group_ip="0.0.0.0"):
+    payload = struct.pack("<BBHIQ4sII4sI6s6sQQQ4s", op, sees_data, 0, group, TOKEN, ipaddress.ip_address(ip).packed,
                           qpn, psn, ipaddress.ip_address(SENDER_IP).packed, SENDER_QPN, mac(SENDER_MAC),
-                          mac(VP_MAC), stall_ns, cnp_ns, holdoff_ns)
+                          mac(VP_MAC), stall_ns, cnp_ns, holdoff_ns, ipaddress.ip_address(group_ip).packed)
     return raw(Ether(dst=VP_MAC, src=VP_MAC, type=CTRL_ETHERTYPE) / Raw(payload))
 
 

@@ -187,6 +187,41 @@ public final class Mcast4aiClient {
     }
 
     /**
+     * The aggregation contexts of live ACK_AGGREGATION groups, what an aggregation agent configures.
+     *
+     * @param source only groups whose sender is this host (name, IP or MAC); null for all the caller may read
+     * @return the contexts
+     * @throws ClientException if refused
+     */
+    public List<JsonNode> aggregations(String source) throws ClientException {
+        JsonNode r = call("GET", "aggregation" + (source == null ? ""
+                : "?source=" + java.net.URLEncoder.encode(source, java.nio.charset.StandardCharsets.UTF_8)), null);
+        List<JsonNode> out = new ArrayList<>();
+        r.path("groups").forEach(out::add);
+        return out;
+    }
+
+    /**
+     * @param id an ACK_AGGREGATION group
+     * @return its aggregation context, with the aggregation point's last report
+     * @throws ClientException if refused
+     */
+    public JsonNode aggregation(long id) throws ClientException {
+        return call("GET", "aggregation/" + id, null);
+    }
+
+    /**
+     * Reports an aggregation point's counters, stalled receivers and join PSNs for a group.
+     *
+     * @param id     group id
+     * @param report the report ({@code {"agent", "counters", "stalled", "joinPsn", "sentNext", "acked"}})
+     * @throws ClientException if refused
+     */
+    public void reportAggregation(long id, JsonNode report) throws ClientException {
+        call("POST", "aggregation/" + id, report);
+    }
+
+    /**
      * @param id group id
      * @return the group, being installed again against the current fabric
      * @throws ClientException if refused

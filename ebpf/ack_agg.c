@@ -25,6 +25,12 @@
 #include "roce.h"
 #include "ack_agg.h"
 
+/* What the program does not pass on (consumed ACKs, drops, control frames) it takes as STOLEN, not SHOT: on a
+ * port's egress a SHOT fails the sender's transmit call (an AF_PACKET sendmmsg, as Open vSwitch's userspace
+ * datapath sends, then gives up on the rest of its batch), while STOLEN reports success. Its own counters say
+ * why each packet went. */
+#define AGG_CONSUMED TC_ACT_STOLEN
+
 #define PSN_MASK 0xFFFFFFLL
 #define PSN_HALF 0x800000LL
 #define PSN_MOD 0x1000000LL
@@ -596,14 +602,14 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 	__u32 crc, i;
 
 	if (skb->len != len && bpf_skb_change_tail(skb, len, 0))
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	data = (void *)(long)skb->data;
 	end = (void *)(long)skb->data_end;
 	p = data;
 	if (p + CNP_FRAME > (__u8 *)end && p + len > (__u8 *)end)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	if (p + ACK_FRAME > (__u8 *)end)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	__builtin_memcpy(p, g->sender_mac, 6);
 	__builtin_memcpy(p + 6, g->vp_mac, 6);
 	p[12] = 0x08;
@@ -637,7 +643,7 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 	if (e->kind == EMIT_CNP) {
 		p[51] = p[52] = p[53] = 0;
 		if (p + CNP_FRAME > (__u8 *)end)
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 #pragma unroll
 		for (i = 0; i < 16; i++)
 			p[54 + i] = 0;
@@ -661,10 +667,10 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 		crc = ~crc;
 	}
 	if (p + len > (__u8 *)end)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	if (e->kind == EMIT_CNP) {
 		if (p + CNP_FRAME > (__u8 *)end)
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 		p[70] = crc;
 		p[71] = crc >> 8;
 		p[72] = crc >> 16;
@@ -728,11 +734,11 @@ static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __
 {
 	/* a group's VP address names its group: the low bits of the address are the group's index */
 	if ((bpf_ntohl(c->ip) & (AGG_MAX_GROUPS - 1)) != gi)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	bpf_spin_lock(&g->lock);
 	if (g->configured && g->token != c->token) {
 		bpf_spin_unlock(&g->lock);
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	}
 	g->configured = 1;
 	g->token = c->token;
@@ -751,7 +757,7 @@ static __always_inline int configure(struct agg_ctrl *c, struct agg_group *g, __
 	g->icrc_ack_prefix = ack_prefix_crc(c);
 	g->group_ip = c->group_ip;
 	bpf_spin_unlock(&g->lock);
-	return TC_ACT_SHOT;
+	return AGG_CONSUMED;
 }
 
 SEC("tc")
@@ -774,16 +780,16 @@ int ack_agg(struct __sk_buff *skb)
 		struct agg_ctrl *c = (void *)(eth + 1);
 
 		if (skb->ifindex != LOOPBACK_IFINDEX || (void *)(c + 1) > end)
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 		gi = c->group;
 		g = bpf_map_lookup_elem(&agg_groups, &gi);
 		ev = bpf_map_lookup_elem(&agg_events, &gi);
 		if (!g || !ev)
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 		if (c->op == AGG_CONFIG)
 			return configure(c, g, gi);
 		if (!g->configured || g->token != c->token)
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 		in.ip = c->ip;
 		in.qpn = c->qpn;
 		in.psn = c->psn;
@@ -795,7 +801,7 @@ int ack_agg(struct __sk_buff *skb)
 		} else if (c->op == AGG_TICK) {
 			in.kind = IN_TICK;
 		} else {
-			return TC_ACT_SHOT;
+			return AGG_CONSUMED;
 		}
 	} else {
 		struct iphdr *ip;
@@ -824,7 +830,7 @@ int ack_agg(struct __sk_buff *skb)
 		} else if (op == OP_ACK || op == OP_CNP) {
 			if (op == OP_ACK) {
 				if (bth + 16 > (__u8 *)end)
-					return TC_ACT_SHOT;
+					return AGG_CONSUMED;
 				in.syndrome = bth[12];
 				in.msn = (__u32)bth[13] << 16 | (__u32)bth[14] << 8 | bth[15];
 				in.credit = in.syndrome & 0x1F;
@@ -850,7 +856,7 @@ int ack_agg(struct __sk_buff *skb)
 		if (in.kind == IN_LEAVE) {
 			if (!match) {
 				bpf_spin_unlock(&g->lock);
-				return TC_ACT_SHOT;
+				return AGG_CONSUMED;
 			}
 		} else if (!match || r->stalled) {
 			/* not a receiver, or a stalled one: it no longer counts */
@@ -870,9 +876,9 @@ int ack_agg(struct __sk_buff *skb)
 		return to_group(eth, (void *)eth + 14, g->group_ip);
 	}
 	if (in.kind == IN_JOIN)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	if (e.kind == EMIT_NONE)
-		return TC_ACT_SHOT;
+		return AGG_CONSUMED;
 	return write_out(skb, g, &e);
 }
 

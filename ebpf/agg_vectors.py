@@ -28,7 +28,7 @@ CTRL_ETHERTYPE = 0x88B5
 CONFIG, JOIN, LEAVE, TICK = 1, 2, 3, 4
 EVENTS = {1: "NON_MEMBER", 2: "BEYOND_SENT", 3: "NAK_REPEATED", 4: "CNP_RATE", 5: "STALLED"}
 RING = 64
-TC_ACT_OK, TC_ACT_SHOT, TC_ACT_PIPE = 0, 2, 3
+TC_ACT_OK, TC_ACT_SHOT, TC_ACT_PIPE, TC_ACT_STOLEN = 0, 2, 3, 4
 SENDER_IP, SENDER_QPN, SENDER_MAC = "10.0.0.1", 0x33, "02:00:00:00:00:01"
 VP_MAC = "02:00:00:00:99:99"
 VP_SEND_QPN = 0x400      # the virtual peer's QPN the sender's QP connects to
@@ -260,7 +260,7 @@ def replay(prog, group, case):
                     packet = check_frame(out, vp)
                 except AssertionError as e:
                     packet = "BAD FRAME: %s" % e
-            elif rv != TC_ACT_SHOT:
+            elif rv not in (TC_ACT_SHOT, TC_ACT_STOLEN):
                 packet = "verdict %d" % rv
         new_head, ring = prog.events(group)
         for h in range(head, new_head):

@@ -64,7 +64,7 @@ int edge_rewrite(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	covered = bpf_ntohs(ip->tot_len);
 	if (covered < 20 + 8 + 12 + 4 || 14 + covered > skb->len)
-		return TC_ACT_SHOT;
+		return TC_ACT_STOLEN;
 	covered -= 4;
 	__builtin_memcpy(eth->h_dest, r->mac, 6);
 	ip->daddr = r->ip;
@@ -91,7 +91,7 @@ int edge_rewrite(struct __sk_buff *skb)
 	c = ~c;
 	i = 14 + covered;
 	if (i > EDGE_MAX_FRAME || p + i + 4 > (__u8 *)end)
-		return TC_ACT_SHOT;
+		return TC_ACT_STOLEN;
 	p[i] = c;
 	p[i + 1] = c >> 8;
 	p[i + 2] = c >> 16;

@@ -3,7 +3,8 @@
  * Loss injection for the lab (there is no netem here): a TC program on a port that drops chosen UDP packets,
  * counted. Per interface (map loss_cfg, keyed by ifindex): drop the RoCEv2 packet with a given PSN a given number
  * of times (one data packet lost on one branch), and/or drop UDP packets to a port at random with a rate in parts
- * per million. Interfaces without an entry pass everything.
+ * per million. Interfaces without an entry pass everything. What it passes goes on to the next filter of the hook
+ * (TC_ACT_UNSPEC), so it sits before the edge rewrite or the aggregator on the same port.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -47,15 +48,15 @@ int loss(struct __sk_buff *skb)
 
 	c = bpf_map_lookup_elem(&loss_cfg, &key);
 	if (!c)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	ip = (void *)(eth + 1);
 	if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->protocol != IPPROTO_UDP)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	udp = (void *)(ip + 1);
 	if ((void *)(udp + 1) > end)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	__sync_fetch_and_add(&c->seen, 1);
 	bth = (void *)(udp + 1);
 	if (c->drop_psn != NO_PSN && c->drop_times > 0 && udp->dest == bpf_htons(ROCE_PORT)
@@ -65,15 +66,15 @@ int loss(struct __sk_buff *skb)
 		if (psn == c->drop_psn) {
 			__sync_fetch_and_add(&c->drop_times, -1);
 			__sync_fetch_and_add(&c->dropped, 1);
-			return TC_ACT_SHOT;
+			return TC_ACT_STOLEN; /* not SHOT: see ack_agg.c's AGG_CONSUMED */
 		}
 	}
 	if (c->rate_ppm && (!c->udp_port || udp->dest == bpf_htons(c->udp_port))
 	    && bpf_get_prandom_u32() % 1000000 < c->rate_ppm) {
 		__sync_fetch_and_add(&c->dropped, 1);
-		return TC_ACT_SHOT;
+		return TC_ACT_STOLEN; /* not SHOT: see ack_agg.c's AGG_CONSUMED */
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 char LICENSE[] SEC("license") = "GPL";

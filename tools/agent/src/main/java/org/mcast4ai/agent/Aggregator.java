@@ -32,6 +32,8 @@ public final class Aggregator {
     /** The aggregator's settings. */
     public static final class Settings {
         String iface;
+        /** Where the program runs: {@code IF:DIRECTION[@NETNS]}; empty: both directions of the interface. */
+        java.util.List<String> attach = new java.util.ArrayList<>();
         String source;
         String agent;
         Path object = Path.of("ebpf/target/ack_agg.o");
@@ -86,8 +88,19 @@ public final class Aggregator {
      */
     public void start() throws IOException {
         boolean loaded = bpf.loadPinned(s.object, prog, prog.getParent().resolve("maps"));
-        for (String dir : new String[]{"ingress", "egress"}) {
-            bpf.attach(s.iface, dir, prog, "ack_agg", 10);
+        java.util.List<String> where = s.attach.isEmpty()
+                ? java.util.List.of(s.iface + ":ingress", s.iface + ":egress") : s.attach;
+        for (String w : where) {
+            int colon = w.indexOf(':');
+            int at = w.indexOf('@');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--attach takes IF:ingress|egress[@NETNS]; got " + w);
+            }
+            String dir = w.substring(colon + 1, at < 0 ? w.length() : at);
+            if (!dir.equals("ingress") && !dir.equals("egress")) {
+                throw new IllegalArgumentException("--attach: direction must be ingress or egress; got " + w);
+            }
+            bpf.attach(w.substring(0, colon), dir, at < 0 ? null : w.substring(at + 1), prog, "ack_agg", 10);
         }
         valueSize = sizeOf();
         scan();

@@ -111,14 +111,39 @@ public class Bpftool {
      * @throws IOException if tc refuses
      */
     public boolean attach(String iface, String direction, Path prog, String name, int pref) throws IOException {
-        exec(List.of("tc", "qdisc", "add", "dev", iface, "clsact"));
-        Result shown = ok(List.of("tc", "filter", "show", "dev", iface, direction));
+        return attach(iface, direction, null, prog, name, pref);
+    }
+
+    /**
+     * Attaches a pinned program to one direction of an interface in a network namespace (entered for the network
+     * only, so the pinned program stays visible).
+     *
+     * @param iface     the interface
+     * @param direction ingress or egress
+     * @param netns     a name under /run/netns, or null for this namespace
+     * @param prog      the pinned program
+     * @param name      the program's name (as tc shows it)
+     * @param pref      the filter's preference (lower runs first)
+     * @return true if attached now
+     * @throws IOException if tc refuses
+     */
+    public boolean attach(String iface, String direction, String netns, Path prog, String name, int pref)
+            throws IOException {
+        List<String> in = netns == null ? List.of() : List.of("nsenter", "--net=/run/netns/" + netns);
+        exec(concat(in, List.of("tc", "qdisc", "add", "dev", iface, "clsact")));
+        Result shown = ok(concat(in, List.of("tc", "filter", "show", "dev", iface, direction)));
         if (shown.out.contains(name)) {
             return false;
         }
-        ok(List.of("tc", "filter", "add", "dev", iface, direction, "pref", Integer.toString(pref), "bpf",
-                "direct-action", "object-pinned", prog.toString()));
+        ok(concat(in, List.of("tc", "filter", "add", "dev", iface, direction, "pref", Integer.toString(pref), "bpf",
+                "direct-action", "object-pinned", prog.toString())));
         return true;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     /**

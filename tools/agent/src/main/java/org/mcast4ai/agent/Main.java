@@ -20,16 +20,23 @@ import java.util.function.Consumer;
  *   mcast4ai-agent aggregate --iface IF --source HOST [options]   the ACK aggregator beside a sender
  *   mcast4ai-agent edge --ports FILE [options]                    the receiver-edge rewrite (the lab's P4 egress)
  * </pre>
- * Options: {@code --onos URL}, {@code --user}, {@code --password} (default $MCAST4AI_ONOS, $ONOS_WEB_USER,
- * $ONOS_WEB_PASS), {@code --interval-ms} (200), {@code --object PATH}, {@code --pin DIR} (/sys/fs/bpf/mcast4ai),
+ * {@code --attach IF:DIR[@NETNS],...} says where the aggregator runs (default: both directions of --iface; in the
+ * lab, the sender's egress for its data and the switch port's egress for the ACKs). Options: {@code --onos URL},
+ * {@code --user}, {@code --password} (default $MCAST4AI_ONOS, $ONOS_WEB_USER, $ONOS_WEB_PASS),
+ * {@code --interval-ms} (200), {@code --object PATH}, {@code --pin DIR} (/sys/fs/bpf/mcast4ai),
  * {@code --stall-ms} (1000), {@code --cnp-interval-us} (50), {@code --nak-holdoff-ms} (10), {@code --once}.
  * Runs until killed; a restart keeps every group's aggregation state (pinned maps).
  */
 public final class Main {
     static final String USAGE = "usage: mcast4ai-agent aggregate --iface IF --source HOST [options]\n"
             + "       mcast4ai-agent edge --ports FILE [options]\n"
-            + "options: --onos URL --user U --password P --interval-ms N --object PATH --pin DIR --agent NAME\n"
-            + "         --stall-ms N --cnp-interval-us N --nak-holdoff-ms N --once";
+            + "options: --attach IF:ingress|egress[@NETNS],... --onos URL --user U --password P --interval-ms N\n"
+            + "         --object PATH --pin DIR --agent NAME --stall-ms N --cnp-interval-us N --nak-holdoff-ms N\n"
+            + "         --once";
+
+    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--iface", "--attach", "--source",
+            "--ports", "--onos", "--user", "--password", "--interval-ms", "--object", "--pin", "--agent",
+            "--stall-ms", "--cnp-interval-us", "--nak-holdoff-ms");
 
     private Main() {
     }
@@ -56,7 +63,7 @@ public final class Main {
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--once")) {
                 o.put("--once", "true");
-            } else if (args[i].startsWith("--") && i + 1 < args.length) {
+            } else if (OPTIONS.contains(args[i]) && i + 1 < args.length) {
                 o.put(args[i], args[++i]);
             } else {
                 err.println("mcast4ai-agent: unexpected '" + args[i] + "'\n" + USAGE);
@@ -77,6 +84,9 @@ public final class Main {
                 Aggregator.Settings s = new Aggregator.Settings();
                 s.iface = required(o, "--iface");
                 s.source = required(o, "--source");
+                if (o.containsKey("--attach")) {
+                    s.attach = java.util.List.of(o.get("--attach").split(","));
+                }
                 s.agent = o.getOrDefault("--agent", InetAddress.getLocalHost().getHostName());
                 s.pin = pin;
                 s.object = Path.of(o.getOrDefault("--object", "ebpf/target/ack_agg.o"));

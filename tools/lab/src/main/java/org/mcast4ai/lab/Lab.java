@@ -80,6 +80,8 @@ public final class Lab implements AutoCloseable {
         public java.nio.file.Path users;
         /** Address the REST API listens on: loopback unless told otherwise. */
         public String bind = "127.0.0.1";
+        /** Unicast IPv4 routes to every host (another application's rules, for baselines): off by default. */
+        public boolean unicastRoutes;
         /** The group manager's settings over its defaults, as {@code cfg set} would give them on ONOS. */
         public final java.util.Map<String, String> managerConfig = new java.util.LinkedHashMap<>();
     }
@@ -167,6 +169,10 @@ public final class Lab implements AutoCloseable {
         try {
             settings.managerConfig.forEach((k, v) -> lab.host.configure(MANAGER, k, v));
             lab.host.activate(components);
+            if (settings.unicastRoutes) {
+                LabUnicastRoutes.install(fabric, lab.linkService, lab.registry.get(CoreService.class),
+                        lab.flowRuleService);
+            }
             String host = settings.bind.contains(":") ? "[" + settings.bind + "]" : settings.bind;
             lab.rest = RestServer.start(REST_APPLICATION,
                     URI.create("http://" + host + ":" + port + "/onos/mcast4ai/"), lab.registry, realm);

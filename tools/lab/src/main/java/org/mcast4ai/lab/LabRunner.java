@@ -7,10 +7,11 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar mcast4ai-lab.jar --fabric tools/lab/out/fabric.json [--port 8181] [--state FILE]
- * [--users FILE] [--bind ADDRESS] [--config NAME=VALUE]...}: hosts the mcast4ai components (with the group manager's
- * settings given, as {@code cfg set} would on ONOS) over an Open vSwitch lab fabric and serves the
- * REST API at {@code http://127.0.0.1:PORT/onos/mcast4ai/} (BASIC, the users of FILE or ONOS's default
- * {@code onos}/{@code rocks}) until SIGTERM or Ctrl-C.
+ * [--users FILE] [--bind ADDRESS] [--config NAME=VALUE]... [--unicast-routes]}: hosts the mcast4ai components
+ * (with the group manager's settings given, as {@code cfg set} would on ONOS) over an Open vSwitch lab fabric and
+ * serves the REST API at {@code http://127.0.0.1:PORT/onos/mcast4ai/} (BASIC, the users of FILE or ONOS's default
+ * {@code onos}/{@code rocks}) until SIGTERM or Ctrl-C; {@code --unicast-routes} adds routes to every host, as a
+ * fabric's unicast routing would (for baselines).
  * {@code java -jar mcast4ai-lab.jar bench --fabric F} runs the setup measurements ({@link SetupBench}).
  */
 public final class LabRunner {
@@ -46,6 +47,9 @@ public final class LabRunner {
                         break;
                     case "--users":
                         settings.users = Path.of(args[++i]);
+                        break;
+                    case "--unicast-routes":
+                        settings.unicastRoutes = true;
                         break;
                     case "--bind":
                         settings.bind = args[++i];
@@ -110,7 +114,8 @@ public final class LabRunner {
     private static void usage(String why) {
         System.err.println("lab-runner: " + why);
         System.err.println("usage: java -jar mcast4ai-lab.jar --fabric FABRIC.json [--port 8181] [--state FILE]"
-                + " [--users USERS.properties] [--bind 127.0.0.1] [--config NAME=VALUE]...");
+                + " [--users USERS.properties] [--bind 127.0.0.1] [--config NAME=VALUE]..."
+                + " [--unicast-routes]");
         System.exit(2);
     }
 }

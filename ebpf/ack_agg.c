@@ -346,6 +346,8 @@ static __always_inline int on_ack(struct agg_group *g, struct agg_events *ev, st
 		if (g->reack) {
 			g->reack = 0;
 			ack_out(g, e, g->ack_out);
+			g->c.acks_out--;
+			g->c.reacks++;
 		}
 		return -1;
 	}

@@ -76,6 +76,7 @@ struct agg_events {
 struct agg_counters {
 	__u64 acks_in, acks_out, naks_in, naks_out, cnps_in, cnps_out, stalls;
 	__u64 drops[8];
+	__u64 reacks;         /* ACKs repeated to the sender after a retransmission (acks_out: one per advance) */
 };
 
 struct agg_group {

@@ -369,6 +369,13 @@ def scenario(cfg):
         late_state["responder"] = lr
     socks = {r.sock.fileno(): r for r in responders}
     socks[req.sock.fileno()] = req
+    # opening the sockets (a namespace switch each) takes a while: the clocks start now
+    now = time.monotonic()
+    for c in req.conns:
+        c["last_advance"] = now
+    req.last_fill = now
+    for r in responders:
+        r.last_ack = now
     deadline = now + cfg.get("timeoutS", 60)
     started = now
     while not req.done():
@@ -414,8 +421,12 @@ def scenario(cfg):
             if addr[2] != PACKET_OUTGOING and o is not req:
                 o.on_frame(f, time.monotonic())
     acks = [p for _, p in req.acks_log]
+    gaps = [(b[0] - a[0], (a[1] - vp["startPsn"]) & PSN_MASK) for a, b in zip(req.acks_log, req.acks_log[1:])]
+    gap = max(gaps) if gaps else (0, 0)
     increasing = all(serial_lt(a, b) for a, b in zip(acks, acks[1:]))
     out = dict(done=req.done(), seconds=round(elapsed, 3), sender=req.stats, beyond_min=beyond[0],
+               longest_ack_gap_ms=round(gap[0] * 1000, 1), longest_gap_after=gap[1],
+               first_ack_ms=round((req.acks_log[0][0] - started) * 1000, 1) if req.acks_log else None,
                acks_increasing=increasing, file_bytes=cfg["count"] * cfg.get("payload", 1024),
                receivers={r.name: r.stats for r in responders})
     if late:

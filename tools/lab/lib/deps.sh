@@ -14,6 +14,8 @@ lab_ensure_packages() {
     for pair in "$@"; do
         if [ "${pair%%:*}" = scapy ]; then
             /usr/bin/python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1 || missing+=("${pair#*:}")
+        elif [ "${pair:0:1}" = / ]; then
+            [ -e "${pair%%:*}" ] || missing+=("${pair#*:}")   # a file the package installs
         elif ! command -v "${pair%%:*}" >/dev/null 2>&1; then
             missing+=("${pair#*:}")
         fi

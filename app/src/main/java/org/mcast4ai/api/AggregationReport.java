@@ -14,7 +14,7 @@ import java.util.Set;
  */
 public final class AggregationReport {
     /** The counters an aggregation point reports, in the order they are shown. */
-    public static final List<String> COUNTERS = List.of("acksIn", "acksOut", "naksIn", "naksOut", "cnpsIn",
+    public static final List<String> COUNTERS = List.of("acksIn", "acksOut", "reAcks", "naksIn", "naksOut", "cnpsIn",
             "cnpsOut", "stalls", "dropNonMember", "dropBeyondSent", "dropNakRepeated", "dropCnpRate");
 
     private final String agent;

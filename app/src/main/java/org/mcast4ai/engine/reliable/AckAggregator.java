@@ -95,6 +95,7 @@ public final class AckAggregator {
 
     private long acksIn;
     private long acksOut;
+    private long reAcks;
     private long naksIn;
     private long naksOut;
     private long cnpsIn;
@@ -258,7 +259,7 @@ public final class AckAggregator {
         if (p <= acked[s]) {
             if (reack) {
                 reack = false;
-                acksOut++;
+                reAcks++;
                 out.ack(Psn.wire(ackOut), minMsn, minCredit);
             }
             return;
@@ -504,9 +505,14 @@ public final class AckAggregator {
         return acksIn;
     }
 
-    /** @return aggregated ACKs to the sender */
+    /** @return aggregated ACKs to the sender, one per advance of the minimum */
     public long acksOut() {
         return acksOut;
+    }
+
+    /** @return ACKs repeated to the sender after a retransmission (not an advance) */
+    public long reAcks() {
+        return reAcks;
     }
 
     /** @return NAKs from receivers */

@@ -51,6 +51,7 @@ final class Installed {
         JsonNode c = v.path("c");
         counters.put("acksIn", c.path("acks_in").asLong());
         counters.put("acksOut", c.path("acks_out").asLong());
+        counters.put("reAcks", c.path("reacks").asLong());
         counters.put("naksIn", c.path("naks_in").asLong());
         counters.put("naksOut", c.path("naks_out").asLong());
         counters.put("cnpsIn", c.path("cnps_in").asLong());

@@ -1,0 +1,470 @@
+"""Reliable RoCEv2 multicast on the lab, end to end: ACK_AGGREGATION groups created over REST, the aggregation
+agent beside the sender and the edge rewrite on the receivers' ports (both `mcast4ai-agent`, started here), RC
+endpoints from tools/traffic/rc.py, and the same transfer as N unicast RC connections for the baseline.
+
+Runs, in order:
+  clean     N = 2, 8, 32 receivers acknowledging at different paces, and the unicast baseline for each N
+  loss      one data packet dropped on one branch (eBPF, ebpf/loss.c): one NAK, one retransmission round
+  restart   the aggregation agent killed and started again mid-stream: the transfer goes on, state kept
+  faults    a receiver dies mid-stream (stalled, group DEGRADED), a non-member forges an ACK, a member ACKs a PSN
+            never sent, a receiver sends a burst of CNPs, and a receiver joins mid-stream at a defined PSN
+Prints one line per run and ends with
+  reliable: receivers=N acks_in=A acks_out=B advances=B beyond_min=0 naks_out=K
+summed over the multicast runs; exits non-zero unless every check held. Needs root, the lab up, the lab runner
+serving REST with --unicast-routes, the eBPF objects and the agent jar built.
+"""
+
+import argparse
+import base64
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tools", "traffic"))
+import rc  # noqa: E402
+
+LOSS_PIN = "/sys/fs/bpf/mcast4ai-lab-loss"
+PSN_MASK = 0xFFFFFF
+
+
+class Rest:
+    def __init__(self, base, user, password):
+        self.base = base.rstrip("/") + "/"
+        self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+
+    def call(self, method, path, body=None, ok=(200, 201, 204)):
+        req = urllib.request.Request(self.base + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": self.auth, "Content-Type": "application/json",
+                                              "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=15) as r:
+                text = r.read().decode()
+                return json.loads(text) if text else {}
+        except urllib.error.HTTPError as e:
+            if e.code in ok:
+                return {}
+            raise RuntimeError("%s %s: HTTP %d %s" % (method, path, e.code, e.read().decode()[:300]))
+
+
+class Lab:
+    def __init__(self, args):
+        self.a = args
+        with open(args.fabric) as f:
+            self.fabric = json.load(f)
+        self.hosts = self.fabric["hosts"]
+        self.by_ip = {h["ip"]: h for h in self.hosts}
+        self.rest = Rest(args.rest, args.user, args.password)
+        self.source = self.hosts[0]
+        self.stranger = self.hosts[1]           # on the source's leaf: the ACK route brings its forgery in
+        self.agent = None
+        self.edge = None
+        self.agent_log = os.path.join(args.out, "agent.log")
+        self.edge_log = os.path.join(args.out, "edge.log")
+        self.failures = []
+        self.totals = dict(receivers=0, acks_in=0, acks_out=0, advances=0, beyond_min=0, naks_out=0)
+        self.results = []
+
+    # ------------------------------------------------------------------ agents
+    def agent_cmd(self):
+        return [os.path.join(REPO, "tools", "agent", "mcast4ai-agent"), "aggregate",
+                "--iface", self.veth(self.source), "--source", self.source["ip"], "--agent", self.source["name"],
+                "--attach", "%s:egress,%s:egress@%s" % (self.veth(self.source), self.source["iface"],
+                                                        self.source["ns"]),
+                "--object", os.path.join(REPO, "ebpf", "target", "ack_agg.o"), "--stall-ms", str(self.a.stall_ms),
+                "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password]
+
+    def start_agents(self):
+        ports = os.path.join(self.a.out, "edge-ports.txt")
+        with open(ports, "w") as f:
+            for h in self.hosts:
+                f.write("%s/%d %s\n" % (h["deviceId"], h["port"], self.veth(h)))
+        self.edge = subprocess.Popen([os.path.join(REPO, "tools", "agent", "mcast4ai-agent"), "edge", "--ports",
+                                      ports, "--object", os.path.join(REPO, "ebpf", "target", "edge_rewrite.o"),
+                                      "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password],
+                                     stdout=subprocess.DEVNULL, stderr=open(self.edge_log, "a"))
+        self.agent = subprocess.Popen(self.agent_cmd(), stdout=subprocess.DEVNULL, stderr=open(self.agent_log, "a"))
+
+    def stop_agents(self):
+        for p in (self.agent, self.edge):
+            if p and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+    @staticmethod
+    def veth(h):
+        return "%s-%s" % (h["ns"], h["iface"])
+
+    # ------------------------------------------------------------------ groups
+    def create(self, name, receivers):
+        g = self.rest.call("POST", "groups", {
+            "tenant": "rc", "name": "%s-%d" % (name, self.serial()), "jobId": "reliable-demo",
+            "source": {"host": self.source["ip"], "qpn": 0x33},
+            "receivers": [{"host": h["ip"], "qpn": 0x200 + i} for i, h in enumerate(receivers)],
+            "mode": "TREE", "reliability": "ACK_AGGREGATION"})
+        gid = g["id"]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            g = self.rest.call("GET", "groups/%d" % gid)
+            ctx = self.rest.call("GET", "aggregation/%d" % gid)
+            joined = ctx.get("report", {}).get("joinPsn", {})
+            if g["state"] == "INSTALLED" and all(r["host"] in joined for r in ctx["receivers"]) \
+                    and len(ctx["receivers"]) == len(receivers):
+                time.sleep(0.3)          # the edge agent's round: every receiver's rewrite in place
+                return gid, self.rest.call("GET", "aggregation/%d" % gid)
+            time.sleep(0.1)
+        raise RuntimeError("group %s: not INSTALLED and configured at the aggregation point in 20 s (state %s)"
+                           % (name, g["state"]))
+
+    def serial(self):
+        self.created = getattr(self, "created", int(time.time()) % 100000 * 100) + 1
+        return self.created
+
+    def withdraw(self, gid):
+        """Withdraws and purges (the purge is repeated while the withdrawal is in progress)."""
+        self.rest.call("DELETE", "groups/%d" % gid)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                self.rest.call("DELETE", "groups/%d?purge=true" % gid)
+            except RuntimeError:
+                pass
+            try:
+                self.rest.call("GET", "groups/%d" % gid)
+            except RuntimeError as e:
+                if "HTTP 404" in str(e):
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("group %d not purged in 20 s" % gid)
+
+    def counters(self, gid, after):
+        """The agent's report, once it is newer than `after` (ms) and its counters stopped moving."""
+        last = None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            ctx = self.rest.call("GET", "aggregation/%d" % gid)
+            rep = ctx.get("report")
+            if rep and rep["time"] > after:
+                if last is not None and rep["counters"] == last["counters"]:
+                    return ctx, rep
+                last = rep
+            time.sleep(0.35)
+        return self.rest.call("GET", "aggregation/%d" % gid), last or {}
+
+    def config(self, ctx, paces=True, **extra):
+        s = ctx["sender"]
+        vp = ctx["virtualPeer"]
+        receivers = []
+        for i, r in enumerate(ctx["receivers"]):
+            h = self.by_ip[r["ip"]]
+            receivers.append(dict(host=r["host"], ns=h["ns"], iface=h["iface"], ip=r["ip"], mac=r["mac"].lower(),
+                                  qpn=r["qpn"], peerQpn=r["peerQpn"], joinPsn=r["joinPsn"],
+                                  ackEvery=(1 + i % 4) if paces else 1, ackDelayMs=1 + (i % 3)))
+        cfg = dict(sender=dict(ns=self.source["ns"], iface=self.source["iface"], ip=s["ip"], mac=s["mac"].lower(),
+                               qpn=s["qpn"]),
+                   vp=dict(ip=vp["ip"], mac=vp["mac"].lower(), qpn=vp["qpn"], startPsn=vp["startPsn"]),
+                   receivers=receivers, count=self.a.count, payload=self.a.payload, window=self.a.window,
+                   ratePps=self.a.rate, timeoutS=60, rtoMs=self.a.rto_ms, groupId=ctx["groupId"],
+                   rest=dict(base=self.a.rest, user=self.a.user, password=self.a.password))
+        cfg.update(extra)
+        return cfg
+
+    def check(self, run, cond, what):
+        if not cond:
+            self.failures.append("%s: %s" % (run, what))
+        return cond
+
+    # ------------------------------------------------------------------ runs
+    def pick(self, n, rnd, exclude=()):
+        pool = [h for h in self.hosts[2:] if h["ip"] not in exclude]
+        return rnd.sample(pool, n)
+
+    def clean(self, n, rnd):
+        run = "clean-%d" % n
+        receivers = self.pick(n, rnd)
+        gid, ctx = self.create(run, receivers)
+        t0 = int(time.time() * 1000)
+        rate = self.a.rate
+        res = rc.scenario(self.config(ctx, ratePps=rate))
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        self.check(run, res["done"], "the transfer did not complete")
+        for name, st in res["receivers"].items():
+            self.check(run, st["delivered"] == self.a.count, "%s delivered %d of %d" % (name, st["delivered"],
+                                                                                     self.a.count))
+            self.check(run, st["strays"] == 0 and st["icrc_bad"] == 0,
+                       "%s: %d strays, %d bad ICRCs" % (name, st["strays"], st["icrc_bad"]))
+        snd = res["sender"]
+        self.check(run, snd["acks"] == snd["advances"] and c.get("reAcks") == 0,
+                   "a clean run repeated %d ACKs" % (snd["acks"] - snd["advances"]))
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
+        self.check(run, res["acks_increasing"], "the aggregated ACKs did not strictly increase")
+        sent_acks = sum(st["acks"] for st in res["receivers"].values())
+        self.check(run, c.get("acksIn") == sent_acks, "aggregator saw %s ACKs, receivers sent %d"
+                   % (c.get("acksIn"), sent_acks))
+        self.check(run, snd["naks"] == 0 and c.get("naksOut") == 0, "NAKs without loss")
+        self.account(run, n, res, c)
+        base = rc.scenario(self.config(ctx, unicast=True, ratePps=rate))
+        self.check(run + "-unicast", base["done"], "the unicast baseline did not complete")
+        self.withdraw(gid)
+        file_bytes = self.a.count * self.a.payload
+        row = dict(run=run, receivers=n, file_bytes=file_bytes, sender_pps=rate,
+                   mcast=dict(seconds=res["seconds"], sender_bytes=snd["data_bytes"],
+                              sender_bytes_per_delivered=round(snd["data_bytes"] / (n * file_bytes), 4),
+                              acks_at_sender=snd["acks"], acks_in=c.get("acksIn"), acks_out=c.get("acksOut")),
+                   unicast=dict(seconds=base["seconds"], sender_bytes=base["sender"]["data_bytes"],
+                                sender_bytes_per_delivered=round(base["sender"]["data_bytes"] / (n * file_bytes), 4),
+                                acks_at_sender=base["sender"]["acks"]))
+        row["mcast"]["retransmitted"] = snd["retransmitted"]
+        row["mcast"]["timeouts"] = snd["timeouts"]
+        row["mcast"]["receivers"] = res["receivers"]
+        self.results.append(row)
+        print("reliable-run: %s receivers=%d acks_in=%s acks_out=%s advances=%d beyond_min=%d naks_out=%s "
+              "seconds=%.3f retransmitted=%d timeouts=%d | unicast: sender_bytes/delivered=%.3f acks_at_sender=%d seconds=%.3f | "
+              "multicast: sender_bytes/delivered=%.3f acks_at_sender=%d"
+              % (run, n, c.get("acksIn"), c.get("acksOut"), snd["advances"], res["beyond_min"], c.get("naksOut"),
+                 res["seconds"], snd["retransmitted"], snd["timeouts"], row["unicast"]["sender_bytes_per_delivered"], base["sender"]["acks"],
+                 base["seconds"], row["mcast"]["sender_bytes_per_delivered"], snd["acks"]), flush=True)
+
+    def one_per_advance(self, run, res, c):
+        snd = res["sender"]
+        # a re-ACK may still be on its way when the sender has everything and stops listening
+        self.check(run, c.get("acksOut") == snd["advances"]
+                   and snd["advances"] <= snd["acks"] <= c.get("acksOut", 0) + c.get("reAcks", 0),
+                   "aggregated ACKs %s (+%s re-ACKs after a retransmission), at the sender %d, of which advances %d"
+                   % (c.get("acksOut"), c.get("reAcks"), snd["acks"], snd["advances"]))
+
+    def account(self, run, n, res, c):
+        self.one_per_advance(run, res, c)
+        self.totals["receivers"] += n
+        self.totals["acks_in"] += c.get("acksIn", 0)
+        self.totals["acks_out"] += c.get("acksOut", 0)
+        self.totals["advances"] += res["sender"]["advances"]
+        self.totals["beyond_min"] += res["beyond_min"]
+        self.totals["naks_out"] += c.get("naksOut", 0)
+
+    def loss(self, rnd):
+        run = "loss"
+        receivers = self.pick(8, rnd)
+        gid, ctx = self.create(run, receivers)
+        victim = receivers[3]
+        drop_psn = (ctx["virtualPeer"]["startPsn"] + self.a.count // 3) & PSN_MASK
+        loss_attach(self.veth(victim), drop_psn)
+        try:
+            t0 = int(time.time() * 1000)
+            res = rc.scenario(self.config(ctx, paces=False))
+        finally:
+            dropped = loss_detach(self.veth(victim))
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        snd = res["sender"]
+        self.check(run, dropped == 1, "the loss program dropped %d packets, not 1" % dropped)
+        self.check(run, res["done"], "the transfer did not complete")
+        for name, st in res["receivers"].items():
+            self.check(run, st["delivered"] == self.a.count, "%s delivered %d" % (name, st["delivered"]))
+        self.check(run, res["receivers"][victim["ip"]]["naks"] == 1, "the receiver that lost a packet sent %d NAKs"
+                   % res["receivers"][victim["ip"]]["naks"])
+        self.check(run, snd["naks"] == 1 and c.get("naksOut") == 1,
+                   "NAKs at the sender %d, passed on %s (want 1)" % (snd["naks"], c.get("naksOut")))
+        self.check(run, 0 < snd["retransmitted"] <= self.a.window,
+                   "retransmitted %d packets (one go-back-N round is at most the window, %d)"
+                   % (snd["retransmitted"], self.a.window))
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        print("reliable-run: loss receivers=8 dropped=1 naks_in=%s naks_out=%s naks_at_sender=%d retransmitted=%d "
+              "re_acks=%s timeouts=%d beyond_min=%d delivered_all=%s"
+              % (c.get("naksIn"), c.get("naksOut"), snd["naks"], snd["retransmitted"], c.get("reAcks"),
+                 snd["timeouts"],
+                 res["beyond_min"], all(st["delivered"] == self.a.count for st in res["receivers"].values())),
+              flush=True)
+        self.results.append(dict(run=run, naks_in=c.get("naksIn"), naks_out=c.get("naksOut"),
+                                 naks_at_sender=snd["naks"], retransmitted=snd["retransmitted"]))
+
+    def restart(self, rnd):
+        run = "restart"
+        receivers = self.pick(8, rnd)
+        gid, ctx = self.create(run, receivers)
+        with open(self.agent_log) as f:
+            log_from = len(f.read())
+        cfg = self.config(ctx, count=self.a.count * 3, ratePps=max(1000, self.a.rate // 8))
+        import threading
+        restarted = {}
+
+        def bounce():
+            time.sleep(0.3)
+            self.agent.send_signal(signal.SIGKILL)
+            self.agent.wait()
+            restarted["killed"] = time.monotonic()
+            self.agent = subprocess.Popen(self.agent_cmd(), stdout=subprocess.DEVNULL,
+                                          stderr=open(self.agent_log, "a"))
+        t = threading.Thread(target=bounce)
+        t.start()
+        t0 = int(time.time() * 1000)
+        res = rc.scenario(cfg)
+        t.join()
+        time.sleep(1.5)                     # the new agent's first rounds
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        with open(self.agent_log) as f:
+            tail = f.read()[log_from:]
+        snd = res["sender"]
+        self.check(run, res["done"], "the transfer did not complete across the agent's restart")
+        self.check(run, "found the aggregator" in tail, "the restarted agent did not find the pinned aggregator")
+        self.check(run, ("group %d: configured" % gid) not in tail.split("found the aggregator", 1)[-1],
+                   "the restarted agent configured group %d again (its PSNs reset)" % gid)
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        print("reliable-run: restart receivers=8 agent_killed_mid_stream=yes reconfigured=no acks_out=%s "
+              "advances=%d beyond_min=%d done=%s" % (c.get("acksOut"), snd["advances"], res["beyond_min"],
+                                                      res["done"]), flush=True)
+
+    def faults(self, rnd):
+        run = "faults"
+        late = self.pick(1, rnd, exclude=[self.stranger["ip"]])[0]
+        receivers = self.pick(8, rnd, exclude=[late["ip"]])
+        gid, ctx = self.create(run, receivers)
+        start = ctx["virtualPeer"]["startPsn"]
+        count = self.a.count
+        member = ctx["receivers"][0]
+        # slow enough (about 2.5 s) that a receiver added over REST joins mid-stream
+        cfg = self.config(ctx, ratePps=max(400, self.a.rate // 25))
+        dead = cfg["receivers"][5]
+        dead["killAfter"] = count // 4
+        cnp = cfg["receivers"][2]
+        cnp["cnpAfter"], cnp["cnpBurst"] = count // 2, 5
+        cfg["forged"] = [
+            dict(ns=self.stranger["ns"], iface=self.stranger["iface"], ip=self.stranger["ip"],
+                 mac=self.stranger["mac"], peerQpn=member["peerQpn"], psn=(start + count - 1) & PSN_MASK,
+                 afterSent=count // 3),
+            dict(ns=self.by_ip[member["ip"]]["ns"], iface="eth0", ip=member["ip"], mac=member["mac"].lower(),
+                 peerQpn=member["peerQpn"], psn=(start + count + 100) & PSN_MASK, afterSent=count // 3)]
+        cfg["late"] = dict(afterSent=count // 4, receiver=dict(host=late["ip"], ns=late["ns"], iface=late["iface"],
+                                                               ip=late["ip"], mac=late["mac"], qpn=0x2FF,
+                                                               peerQpn=0, ackEvery=2))
+        t0 = int(time.time() * 1000)
+        res = rc.scenario(cfg)
+        time.sleep(self.a.stall_ms / 1000.0 + 0.5)
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        g = self.rest.call("GET", "groups/%d" % gid)
+        snd = res["sender"]
+        dead_host = dead["host"]
+        self.check(run, res["done"], "the transfer stalled")
+        self.check(run, g["state"] == "DEGRADED" and dead_host in g.get("virtualPeer", {}).get("stalled", []),
+                   "group is %s with stalled %s; want DEGRADED with %s" % (g["state"],
+                                                                          g.get("virtualPeer", {}).get("stalled"),
+                                                                          dead_host))
+        self.check(run, c.get("dropNonMember", 0) >= 1, "the stranger's ACK was not dropped as a non-member")
+        self.check(run, c.get("dropBeyondSent", 0) >= 1, "the ACK for a PSN never sent was not dropped")
+        self.check(run, snd["beyond_sent"] == 0, "the sender got an ACK for a PSN it never sent")
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest live receiver" % res["beyond_min"])
+        self.check(run, c.get("cnpsIn") == 5 and 1 <= c.get("cnpsOut", 0) < 5 and snd["cnps"] == c.get("cnpsOut"),
+                   "CNPs in %s, out %s, at the sender %d" % (c.get("cnpsIn"), c.get("cnpsOut"), snd["cnps"]))
+        lr = res["receivers"].get(late["ip"], {})
+        lj = res.get("late", {})
+        join = lj.get("joinPsn")
+        want_late = None if join is None else (start + count - join) & PSN_MASK
+        self.check(run, join is not None and 0 < want_late < count and lr.get("delivered") == want_late,
+                   "the late receiver joined at %s and delivered %s (want %s) %s"
+                   % (join, lr.get("delivered"), want_late, lj.get("error", "")))
+        for name, st in res["receivers"].items():
+            if name not in (dead_host, late["ip"]):
+                self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        print("reliable-run: faults receivers=8+1 stalled=%s state=%s drop_non_member=%s drop_beyond_sent=%s "
+              "cnps_in=%s cnps_out=%s late_join_psn=%s late_delivered=%s beyond_min=%d done=%s"
+              % (",".join(g.get("virtualPeer", {}).get("stalled", [])), g["state"], c.get("dropNonMember"),
+                 c.get("dropBeyondSent"), c.get("cnpsIn"), c.get("cnpsOut"),
+                 "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lr.get("delivered"),
+                 res["beyond_min"], res["done"]), flush=True)
+
+
+def loss_attach(iface, psn):
+    """ebpf/loss.c on the egress of a receiver's port, before the edge rewrite: drops one data packet."""
+    subprocess.run(["rm", "-rf", LOSS_PIN])
+    os.makedirs(LOSS_PIN)
+    subprocess.run(["bpftool", "prog", "load", os.path.join(REPO, "ebpf", "target", "loss.o"), LOSS_PIN + "/prog",
+                    "type", "classifier", "pinmaps", LOSS_PIN], check=True)
+    subprocess.run(["tc", "qdisc", "add", "dev", iface, "clsact"], capture_output=True)
+    subprocess.run(["tc", "filter", "add", "dev", iface, "egress", "pref", "5", "bpf", "da", "object-pinned",
+                    LOSS_PIN + "/prog"], check=True)
+    idx = int(open("/sys/class/net/%s/ifindex" % iface).read())
+    key = struct.pack("<I", idx)
+    val = struct.pack("<IIIHHQQ", psn, 1, 0, 0, 0, 0, 0)
+    subprocess.run(["bpftool", "map", "update", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex"]
+                   + ["%02x" % b for b in key] + ["value", "hex"] + ["%02x" % b for b in val], check=True)
+
+
+def loss_detach(iface):
+    r = subprocess.run(["bpftool", "-j", "map", "dump", "pinned", LOSS_PIN + "/loss_cfg"], capture_output=True,
+                       text=True)
+    dropped = json.loads(r.stdout)[0]["formatted"]["value"]["dropped"] if r.returncode == 0 else -1
+    subprocess.run(["tc", "filter", "del", "dev", iface, "egress", "pref", "5"], capture_output=True)
+    subprocess.run(["rm", "-rf", LOSS_PIN])
+    return dropped
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fabric", required=True)
+    ap.add_argument("--rest", required=True, help="http://127.0.0.1:PORT/onos/mcast4ai")
+    ap.add_argument("--user", default="onos")
+    ap.add_argument("--password", default="rocks")
+    ap.add_argument("--out", default=tempfile.gettempdir())
+    ap.add_argument("--sizes", default="2,8,32")
+    ap.add_argument("--count", type=int, default=2000, help="messages per transfer")
+    ap.add_argument("--payload", type=int, default=1024)
+    ap.add_argument("--window", type=int, default=64)
+    ap.add_argument("--rate", type=int, default=20000, help="sender packets per second")
+    ap.add_argument("--stall-ms", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--runs", default="clean,loss,restart,faults", help="which runs, in this order")
+    ap.add_argument("--rto-ms", type=int, default=200, help="the sender's retransmit timeout")
+    ap.add_argument("--results", help="write the measurements here (JSON)")
+    a = ap.parse_args()
+    lab = Lab(a)
+    rnd = random.Random(a.seed)
+    lab.start_agents()
+    try:
+        time.sleep(2.5)                     # the agents' JVMs and their first rounds
+        for run in a.runs.split(","):
+            if run == "clean":
+                for n in [int(x) for x in a.sizes.split(",")]:
+                    lab.clean(n, rnd)
+            elif run in ("loss", "restart", "faults"):
+                getattr(lab, run)(rnd)
+            else:
+                raise SystemExit("reliable: unknown run " + run)
+    except Exception as e:  # noqa: BLE001 - the demo reports and fails
+        lab.failures.append("aborted: %s" % e)
+    finally:
+        lab.stop_agents()
+    for f in lab.failures:
+        print("reliable: FAILED " + f, flush=True)
+    if a.results:
+        with open(a.results, "w") as f:
+            json.dump(dict(runs=lab.results, totals=lab.totals, failures=lab.failures), f, indent=1)
+    t = lab.totals
+    print("reliable: receivers=%d acks_in=%d acks_out=%d advances=%d beyond_min=%d naks_out=%d"
+          % (t["receivers"], t["acks_in"], t["acks_out"], t["advances"], t["beyond_min"], t["naks_out"]))
+    return 0 if not lab.failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

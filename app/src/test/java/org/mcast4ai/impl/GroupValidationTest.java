@@ -154,8 +154,8 @@ class GroupValidationTest {
     }
 
     @Test
-    void ackAggregationIsNotAvailableYet() {
-        refused(GroupException.Kind.INVALID, "ACK_AGGREGATION",
+    void ackAggregationNeedsQpns() {
+        refused(GroupException.Kind.INVALID, "ACK_AGGREGATION needs the QPN",
                 () -> h.manager.submit(request("x", 4, 1).toBuilder()
                         .reliability(Reliability.ACK_AGGREGATION).build()));
     }

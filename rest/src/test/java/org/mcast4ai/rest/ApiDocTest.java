@@ -76,7 +76,9 @@ class ApiDocTest extends RestTestBase {
         JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
         assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
         assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
-                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile"), names(doc.get("paths").fieldNames()));
+                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile", "/aggregation", "/aggregation/{id}"),
+                names(doc.get("paths").fieldNames()));
+        assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/aggregation/{id}").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
         assertEquals(Set.of("post", "delete"), names(doc.get("paths").get("/groups/{id}/receivers").fieldNames()));
         assertTrue(doc.get("definitions").has("GroupRequest"), doc.get("definitions").toString());

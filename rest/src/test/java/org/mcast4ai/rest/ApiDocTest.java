@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -105,6 +106,33 @@ class ApiDocTest extends RestTestBase {
         assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
         JsonNode item = schema.get("properties").get("receivers").get("items");
         assertEquals(names(item.get("properties").fieldNames()), names(encoded.get("receivers").get(0).fieldNames()));
+    }
+
+    @Test
+    void aggregationSchemasListExactlyTheCodecsFields() throws IOException {
+        JsonNode reportSchema = schema("AggregationReport");
+        ObjectNode posted = example(reportSchema);
+        posted.remove("time"); // the controller's, on output only
+        org.mcast4ai.api.AggregationReport report = org.mcast4ai.codec.AggregationReportCodec.decode(posted);
+        assertEquals(names(reportSchema.get("properties").fieldNames()),
+                names(org.mcast4ai.codec.AggregationReportCodec.encode(report).fieldNames()));
+        P2mpGroupRequest request = P2mpGroupRequest.builder().key(org.mcast4ai.api.GroupKey.of("t1", "rc"))
+                .source(org.mcast4ai.api.Endpoint.of("10.0.0.1", 51))
+                .addReceiver(org.mcast4ai.api.Endpoint.of("10.0.0.2", 18))
+                .reliability(org.mcast4ai.api.Reliability.ACK_AGGREGATION).build();
+        P2mpGroup group = P2mpGroup.submitted(P2mpGroupId.of(7), request, IpAddress.valueOf("239.255.0.7"), 1,
+                org.mcast4ai.api.VirtualPeer.of(IpAddress.valueOf("10.254.0.7"), 5, request.receivers()));
+        org.mcast4ai.api.AggregationContext.Member m = new org.mcast4ai.api.AggregationContext.Member("10.0.0.2",
+                IpAddress.valueOf("10.0.0.2"), org.onlab.packet.MacAddress.valueOf("02:00:00:00:00:02"), 18, 0,
+                0x100000, org.onosproject.net.ConnectPoint.deviceConnectPoint("of:0000000000000001/2"), 5);
+        ObjectNode encoded = org.mcast4ai.codec.AggregationContextCodec.encode(new org.mcast4ai.api.AggregationContext(
+                group, m, List.of(m), List.of(), report));
+        JsonNode schema = schema("Aggregation");
+        assertEquals(names(schema.get("properties").fieldNames()), names(encoded.fieldNames()));
+        assertEquals(names(schema.get("properties").get("receivers").get("items").get("properties").fieldNames()),
+                names(encoded.get("receivers").get(0).fieldNames()));
+        assertEquals(names(schema.get("properties").get("virtualPeer").get("properties").fieldNames()),
+                names(encoded.get("virtualPeer").fieldNames()));
     }
 
     @Test

@@ -348,10 +348,10 @@ def scenario(cfg):
             while time.monotonic() < deadline:
                 ctx = rest.call("GET", "aggregation/%d" % cfg["groupId"])
                 m = next((x for x in ctx.get("receivers", []) if x["host"] == r.name), None)
-                rep = ctx.get("report", {})
-                if m is not None and r.name in rep.get("joinPsn", {}):
+                if m is not None and m.get("joined"):
+                    # the QP is set up with the PSN the aggregation point joined it at
                     r.peer_qpn = m["peerQpn"]
-                    r.expected = rep["joinPsn"][r.name]
+                    r.expected = m["joinPsn"]
                     r.acked_sent = (r.expected - 1) & PSN_MASK
                     late_state["joinPsn"] = r.expected
                     late_state["joinedAfter"] = req.conns[0]["sent"]

@@ -120,8 +120,7 @@ class Lab:
         while time.monotonic() < deadline:
             g = self.rest.call("GET", "groups/%d" % gid)
             ctx = self.rest.call("GET", "aggregation/%d" % gid)
-            joined = ctx.get("report", {}).get("joinPsn", {})
-            if g["state"] == "INSTALLED" and all(r["host"] in joined for r in ctx["receivers"]) \
+            if g["state"] == "INSTALLED" and all(r["joined"] for r in ctx["receivers"]) \
                     and len(ctx["receivers"]) == len(receivers):
                 time.sleep(0.3)          # the edge agent's round: every receiver's rewrite in place
                 return gid, self.rest.call("GET", "aggregation/%d" % gid)

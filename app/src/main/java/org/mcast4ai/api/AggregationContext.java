@@ -26,6 +26,7 @@ public final class AggregationContext {
         private final int peerQpn;
         private final ConnectPoint location;
         private final int joinPsn;
+        private final boolean joined;
 
         /**
          * @param host     as the request names it
@@ -36,9 +37,10 @@ public final class AggregationContext {
          * @param peerQpn  the QPN its QP connects to at the virtual peer
          * @param location where it attaches
          * @param joinPsn  the PSN its QP starts at
+         * @param joined   whether the aggregation point reported it joined (at joinPsn)
          */
         public Member(String host, IpAddress ip, MacAddress mac, int qpn, int slot, int peerQpn,
-                      ConnectPoint location, int joinPsn) {
+                      ConnectPoint location, int joinPsn, boolean joined) {
             this.host = Objects.requireNonNull(host);
             this.ip = Objects.requireNonNull(ip);
             this.mac = Objects.requireNonNull(mac);
@@ -47,6 +49,12 @@ public final class AggregationContext {
             this.peerQpn = peerQpn;
             this.location = location;
             this.joinPsn = joinPsn;
+            this.joined = joined;
+        }
+
+        /** @return whether the aggregation point reported it joined (the sender's: always) */
+        public boolean joined() {
+            return joined;
         }
 
         /** @return the host as the request names it */

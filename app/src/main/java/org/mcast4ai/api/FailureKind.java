@@ -18,5 +18,7 @@ public enum FailureKind {
     /** The switches did not acknowledge the group's entries in time ({@code installTimeoutMs}). */
     SWITCH_TIMEOUT,
     /** The switches did not acknowledge the static BITMAP tables in time; installed once they do. */
-    STATIC_TABLES_TIMEOUT
+    STATIC_TABLES_TIMEOUT,
+    /** No aggregation point (the agent beside the sender) configured an ACK_AGGREGATION group's receivers in time. */
+    AGGREGATION_TIMEOUT
 }

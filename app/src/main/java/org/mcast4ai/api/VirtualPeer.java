@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * and {@link #qpn()}; receiver r's QP has the peer {@link #address()} and {@link #peerQpn(String)}, so its ACKs
  * name its slot (distinct within the group modulo {@link #MAX_RECEIVERS}, which is how the aggregation point
  * finds it without hashing). Every QP starts at {@link #startPsn()}; a receiver added later starts at the PSN the
- * aggregation point reports for it. Immutable; stored with the group.
+ * aggregation point reports for it ({@link #joined()}; the group waits until every receiver is joined). Immutable;
+ * stored with the group.
  */
 public final class VirtualPeer {
     /** Receivers an ACK_AGGREGATION group can have (slots of the aggregation point). */
@@ -33,14 +34,17 @@ public final class VirtualPeer {
     private final int startPsn;
     private final ImmutableMap<String, Integer> slots;
     private final ImmutableSet<String> stalled;
+    private final ImmutableMap<String, Integer> joined;
 
     /**
      * @param address  the peer's IPv4 address (its low six bits are the group's index at the aggregation point)
      * @param startPsn the PSN every QP of the group starts at (24 bits)
      * @param slots    receiver (as the request names it) to slot
      * @param stalled  receivers the aggregation point reported silent and left out of the minimum
+     * @param joined   receivers the aggregation point reported joined, with the PSN each joined at
      */
-    public VirtualPeer(IpAddress address, int startPsn, Map<String, Integer> slots, Set<String> stalled) {
+    public VirtualPeer(IpAddress address, int startPsn, Map<String, Integer> slots, Set<String> stalled,
+                       Map<String, Integer> joined) {
         this.address = Objects.requireNonNull(address);
         if (!address.isIp4()) {
             throw new IllegalArgumentException("a virtual peer has an IPv4 address");
@@ -51,6 +55,7 @@ public final class VirtualPeer {
         this.startPsn = startPsn;
         this.slots = ImmutableMap.copyOf(slots);
         this.stalled = ImmutableSet.copyOf(stalled);
+        this.joined = ImmutableMap.copyOf(joined);
         if (this.slots.values().stream().distinct().count() != this.slots.size()
                 || this.slots.values().stream().anyMatch(s -> s < 0 || s >= MAX_RECEIVERS)) {
             throw new IllegalArgumentException("receiver slots must be distinct and below " + MAX_RECEIVERS);
@@ -66,7 +71,7 @@ public final class VirtualPeer {
      * @return the peer
      */
     public static VirtualPeer of(IpAddress address, int startPsn, Set<Endpoint> receivers) {
-        return new VirtualPeer(address, startPsn, Map.of(), Set.of()).withReceivers(receivers);
+        return new VirtualPeer(address, startPsn, Map.of(), Set.of(), Map.of()).withReceivers(receivers);
     }
 
     /** @return the address the sender's and the receivers' QPs have as their peer */
@@ -147,10 +152,34 @@ public final class VirtualPeer {
         }
         Set<String> stillStalled = new TreeSet<>(stalled);
         stillStalled.retainAll(next.keySet());
-        if (next.equals(slots) && stillStalled.equals(stalled)) {
+        Map<String, Integer> stillJoined = new LinkedHashMap<>(joined);
+        stillJoined.keySet().retainAll(next.keySet());
+        if (next.equals(slots) && stillStalled.equals(stalled) && stillJoined.equals(joined)) {
             return this;
         }
-        return new VirtualPeer(address, startPsn, next, stillStalled);
+        return new VirtualPeer(address, startPsn, next, stillStalled, stillJoined);
+    }
+
+    /** @return receivers the aggregation point joined, with the PSN each joined at */
+    public Map<String, Integer> joined() {
+        return joined;
+    }
+
+    /** @return receivers with a slot the aggregation point has not reported joined */
+    public Set<String> waitingToJoin() {
+        Set<String> w = new TreeSet<>(slots.keySet());
+        w.removeAll(joined.keySet());
+        return w;
+    }
+
+    /**
+     * @param reported receivers the aggregation point reports joined, with their PSNs
+     * @return the peer with them (only receivers of the group count)
+     */
+    public VirtualPeer withJoined(Map<String, Integer> reported) {
+        Map<String, Integer> j = new LinkedHashMap<>(reported);
+        j.keySet().retainAll(slots.keySet());
+        return j.equals(joined) ? this : new VirtualPeer(address, startPsn, slots, stalled, j);
     }
 
     /**
@@ -160,7 +189,7 @@ public final class VirtualPeer {
     public VirtualPeer withStalled(Set<String> receivers) {
         Set<String> s = new TreeSet<>(receivers);
         s.retainAll(slots.keySet());
-        return s.equals(stalled) ? this : new VirtualPeer(address, startPsn, slots, s);
+        return s.equals(stalled) ? this : new VirtualPeer(address, startPsn, slots, s, joined);
     }
 
     @Override
@@ -170,12 +199,12 @@ public final class VirtualPeer {
         }
         VirtualPeer p = (VirtualPeer) o;
         return p.address.equals(address) && p.startPsn == startPsn && p.slots.equals(slots)
-                && p.stalled.equals(stalled);
+                && p.stalled.equals(stalled) && p.joined.equals(joined);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(address, startPsn, slots, stalled);
+        return Objects.hash(address, startPsn, slots, stalled, joined);
     }
 
     @Override

@@ -17,11 +17,13 @@ import org.onosproject.codec.JsonCodec;
  *  "sender": {"host": "10.0.0.1", "ip": "10.0.0.1", "mac": "...", "qpn": 51, "peerQpn": 1049600,
  *             "location": "of:0000000000000001/3", "joinPsn": 8816120},
  *  "receivers": [{"host": "10.0.0.2", "ip": "10.0.0.2", "mac": "...", "qpn": 18, "slot": 0,
- *                 "peerQpn": 1048576, "location": "...", "joinPsn": 8816120, "stalled": false}, ...],
+ *                 "peerQpn": 1048576, "location": "...", "joinPsn": 8816120, "joined": true, "stalled": false},
+ *                ...],
  *  "unresolved": [], "report": {...}}
  * </pre>
  * The sender's QP connects to the virtual peer's ip and qpn with its first PSN {@code startPsn}; each receiver's
- * QP connects to the virtual peer's ip and its own {@code peerQpn}, expecting {@code joinPsn} first. Encode only.
+ * QP connects to the virtual peer's ip and its own {@code peerQpn}, expecting {@code joinPsn} first, once
+ * {@code joined} (the aggregation point reported it; the group is INSTALLING until every receiver is). Encode only.
  */
 public final class AggregationContextCodec extends JsonCodec<AggregationContext> {
 
@@ -45,7 +47,8 @@ public final class AggregationContextCodec extends JsonCodec<AggregationContext>
         member(n.putObject("sender"), c.sender());
         ArrayNode rs = n.putArray("receivers");
         for (AggregationContext.Member m : c.receivers()) {
-            member(rs.addObject(), m).put("slot", m.slot()).put("stalled", p.stalled().contains(m.host()));
+            member(rs.addObject(), m).put("slot", m.slot()).put("joined", m.joined())
+                    .put("stalled", p.stalled().contains(m.host()));
         }
         c.unresolved().forEach(n.putArray("unresolved")::add);
         c.report().ifPresent(r -> n.set("report", AggregationReportCodec.encode(r)));

@@ -58,6 +58,49 @@ class AckAggregationGroupsTest {
         return b;
     }
 
+    /** What the agent beside the sender reports once it joined every receiver (at the group's first PSN). */
+    private void joinAll(P2mpGroup g) {
+        VirtualPeer p = h.manager.getGroup(g.id()).orElseThrow().peer().orElseThrow();
+        Map<String, Integer> joined = new java.util.HashMap<>();
+        p.slots().keySet().forEach(r -> joined.put(r, p.joined().getOrDefault(r, p.startPsn())));
+        h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of(), p.stalled(), joined, -1, -1));
+        h.flows.ackAll();
+    }
+
+    @Test
+    void aGroupWaitsForItsAggregationPointBeforeItIsProgrammed() {
+        P2mpGroup g = h.manager.submit(reliable("wait", ep(2, 1, 18), ep(3, 2, 19)).build());
+        h.flows.ackAll();
+        P2mpGroup waiting = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLING, waiting.state());
+        assertTrue(waiting.reason().startsWith("waiting for the aggregation point beside " + hostId(1, 1)
+                + " to join 2 receiver(s)"), waiting.reason());
+        assertTrue(h.flows.allRules().isEmpty(), "nothing reaches the receivers before their QPs can be set up");
+        VirtualPeer p = waiting.peer().orElseThrow();
+        h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of(), Set.of(),
+                Map.of(hostId(2, 1), p.startPsn()), -1, -1));
+        h.flows.ackAll();
+        assertTrue(h.manager.getGroup(g.id()).orElseThrow().reason().contains("to join 1 receiver(s): "
+                + hostId(3, 2)), h.manager.getGroup(g.id()).orElseThrow().reason());
+        joinAll(g);
+        assertEquals(GroupState.INSTALLED, h.manager.getGroup(g.id()).orElseThrow().state());
+        // a receiver added later waits for its join, and the context gives the PSN it joined at
+        h.manager.addReceivers(g.id(), Set.of(ep(4, 1, 20)));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLING, h.manager.getGroup(g.id()).orElseThrow().state());
+        Map<String, Integer> joined = new java.util.HashMap<>(h.manager.getGroup(g.id()).orElseThrow().peer()
+                .orElseThrow().joined());
+        joined.put(hostId(4, 1), (p.startPsn() + 500) & 0xFFFFFF);
+        h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of(), Set.of(), joined, -1, -1));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.manager.getGroup(g.id()).orElseThrow().state());
+        AggregationContext c = h.manager.getAggregation(g.id()).orElseThrow();
+        AggregationContext.Member late = c.receivers().stream().filter(m -> m.host().equals(hostId(4, 1)))
+                .findFirst().orElseThrow();
+        assertTrue(late.joined());
+        assertEquals((p.startPsn() + 500) & 0xFFFFFF, late.joinPsn());
+    }
+
     @Test
     void everyEndpointNeedsItsQpn() {
         GroupException e = assertThrows(GroupException.class, () -> h.manager.submit(
@@ -79,6 +122,7 @@ class AckAggregationGroupsTest {
     void aReliableGroupGetsAVirtualPeerAndReturnRoutesUpItsTree() {
         P2mpGroup g = h.manager.submit(reliable("kv", ep(2, 1, 18), ep(3, 2, 19), ep(1, 2, 20)).build());
         h.flows.ackAll();
+        joinAll(g);
         g = h.manager.getGroup(g.id()).orElseThrow();
         assertEquals(GroupState.INSTALLED, g.state(), g.reason());
         assertEquals(ReplicationMode.TREE, g.effectiveMode());
@@ -138,6 +182,9 @@ class AckAggregationGroupsTest {
     void theContextResolvesEveryMemberAndAReportMakesStalledReceiversDegrade() {
         P2mpGroup g = h.manager.submit(reliable("ctx", ep(2, 1, 18), ep(3, 2, 19)).build());
         h.flows.ackAll();
+        assertTrue(h.manager.getAggregation(g.id()).orElseThrow().receivers().stream().noneMatch(
+                AggregationContext.Member::joined));
+        joinAll(g);
         AggregationContext c = h.manager.getAggregation(g.id()).orElseThrow();
         assertEquals(TestFabric.ip(1, 1), c.sender().ip().toString());
         assertEquals(51, c.sender().qpn());
@@ -149,7 +196,7 @@ class AckAggregationGroupsTest {
         assertEquals(c.peer().startPsn(), r.joinPsn());
 
         h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of("acksIn", 10L, "acksOut", 4L),
-                Set.of(hostId(3, 2)), Map.of(hostId(2, 1), 77), 80, 79));
+                Set.of(hostId(3, 2)), Map.of(hostId(2, 1), 77, hostId(3, 2), c.peer().startPsn()), 80, 79));
         h.flows.ackAll();
         P2mpGroup degraded = h.manager.getGroup(g.id()).orElseThrow();
         assertEquals(GroupState.DEGRADED, degraded.state(), degraded.reason());
@@ -159,7 +206,8 @@ class AckAggregationGroupsTest {
         assertEquals(77, after.receivers().get(0).joinPsn());
         assertEquals(4L, after.report().orElseThrow().counter("acksOut"));
 
-        h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of(), Set.of(), Map.of(), -1, -1));
+        h.manager.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of(), Set.of(),
+                Map.of(hostId(2, 1), 77, hostId(3, 2), c.peer().startPsn()), -1, -1));
         h.flows.ackAll();
         assertEquals(GroupState.INSTALLED, h.manager.getGroup(g.id()).orElseThrow().state());
 

@@ -36,7 +36,7 @@ class AggregationWebResourceTest extends RestTestBase {
         assertEquals(0, call("GET", "aggregation?source=10.0.0.5", null).json().get("groups").size());
 
         RestServer.Reply posted = call("POST", "aggregation/" + id, "{'agent':'h1','counters':{'acksIn':12,"
-                + "'acksOut':5},'stalled':['10.0.0.9'],'joinPsn':{'10.0.0.2':7},'sentNext':9,'acked':8}");
+                + "'acksOut':5},'stalled':['10.0.0.9'],'joinPsn':{'10.0.0.2':7,'10.0.0.9':7},'sentNext':9,'acked':8}");
         assertEquals(204, posted.status, posted.toString());
         JsonNode got = call("GET", "aggregation/" + id, null).json();
         assertEquals(5, got.get("report").get("counters").get("acksOut").asInt(), got.toString());
@@ -63,7 +63,9 @@ class AggregationWebResourceTest extends RestTestBase {
                 "10.0.0.7", "not a receiver");
         assertError(call("POST", "aggregation/" + id, "[1,2]"), 400);
         assertEquals(before, call("GET", "aggregation/" + id, null).body);
-        assertEquals(GroupState.INSTALLED, stored(id).state());
+        assertEquals(GroupState.INSTALLING, stored(id).state(), "still waiting for its aggregation point");
+        assertTrue(stored(id).reason().startsWith("waiting for the aggregation point beside 10.0.0.1"),
+                stored(id).reason());
     }
 
     @Test

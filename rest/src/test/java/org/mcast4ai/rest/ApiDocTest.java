@@ -124,7 +124,7 @@ class ApiDocTest extends RestTestBase {
                 org.mcast4ai.api.VirtualPeer.of(IpAddress.valueOf("10.254.0.7"), 5, request.receivers()));
         org.mcast4ai.api.AggregationContext.Member m = new org.mcast4ai.api.AggregationContext.Member("10.0.0.2",
                 IpAddress.valueOf("10.0.0.2"), org.onlab.packet.MacAddress.valueOf("02:00:00:00:00:02"), 18, 0,
-                0x100000, org.onosproject.net.ConnectPoint.deviceConnectPoint("of:0000000000000001/2"), 5);
+                0x100000, org.onosproject.net.ConnectPoint.deviceConnectPoint("of:0000000000000001/2"), 5, true);
         ObjectNode encoded = org.mcast4ai.codec.AggregationContextCodec.encode(new org.mcast4ai.api.AggregationContext(
                 group, m, List.of(m), List.of(), report));
         JsonNode schema = schema("Aggregation");

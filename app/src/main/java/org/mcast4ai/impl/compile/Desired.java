@@ -57,6 +57,8 @@ public final class Desired {
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
     public static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
+    /** Reason of an ACK_AGGREGATION group whose aggregation point has not joined every receiver yet. */
+    public static final String WAITING_FOR_AGGREGATION = "waiting for the aggregation point beside ";
 
     /** Compiles desired state: TREE through the tree compiler, BITMAP through the bitmap decision. */
     public static final class Compiler {
@@ -118,7 +120,19 @@ public final class Desired {
             }
             Set<DeviceEntry> entries = Programmed.entriesOf(compiled.plan);
             return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan,
-                    compiled.hosts, outcome, reason, unreachable, null, bd, null);
+                    compiled.hosts, outcome, reason, unreachable, null, bd, waitingForAggregation(group));
+        }
+
+        // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:
+        // until then the sender's packets stop at the source leaf
+        private static String waitingForAggregation(P2mpGroup group) {
+            if (group.peer().isEmpty() || group.peer().get().waitingToJoin().isEmpty()) {
+                return null;
+            }
+            Set<String> w = group.peer().get().waitingToJoin();
+            return WAITING_FOR_AGGREGATION + group.request().source().host() + " to join " + w.size()
+                    + " receiver(s)" + InstallAttempt.describe(w.stream().map(Endpoint::of)
+                    .collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new)));
         }
 
         private static Desired failed(BitmapDecision bd, GroupPlan keep, Set<HostId> hosts, FailureKind kind,

@@ -195,6 +195,17 @@ public final class GroupInstaller {
             }
         }
         Diff diff = Diff.of(record, desired.entries, null, connected);
+        if (diff.nothingToSend() && desired.waitingFor != null
+                && desired.waitingFor.startsWith(Desired.WAITING_FOR_AGGREGATION)) {
+            // the switches hold what the group needs, the aggregation point not yet
+            settleLeft(id, record, diff);
+            step.mode(desired.mode);
+            P2mpGroup waiting = step.finish(GroupState.INSTALLING, desired.waitingFor, desired.unreachable);
+            if (waiting != null) {
+                deadline(waiting);
+            }
+            return;
+        }
         if (diff.nothingToSend()) {
             settleLeft(id, record, diff);
             if (settled && CompileStep.recorded(group, desired.mode) && desired.outcome == group.state()
@@ -247,6 +258,8 @@ public final class GroupInstaller {
 
     /** How the FAILED reason of a group whose awaited state never came starts. */
     public static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
+    /** Reason of an ACK_AGGREGATION group whose aggregation point did not join its receivers in time. */
+    public static final String AGGREGATION_TIMED_OUT = "no aggregation point joined the group's receivers within ";
 
     /**
      * A group waits for the state its entries need as long as a batch waits for its acknowledgement; then it is
@@ -260,11 +273,14 @@ public final class GroupInstaller {
         P2mpGroupId id = waiting.id();
         long version = waiting.version();
         String reason = waiting.reason();
+        boolean aggregation = reason.startsWith(Desired.WAITING_FOR_AGGREGATION);
+        FailureKind kind = aggregation ? FailureKind.AGGREGATION_TIMEOUT : FailureKind.STATIC_TABLES_TIMEOUT;
+        String why = aggregation ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
+                + waiting.request().source().host() + "? (" + reason + ")" : STATIC_TIMED_OUT + timeout + " ms";
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
                     || cur.state() != GroupState.INSTALLING || !reason.equals(cur.reason()) ? cur
-                    : cur.withFailure(FailureKind.STATIC_TABLES_TIMEOUT, clock.getAsLong(),
-                        STATIC_TIMED_OUT + timeout + " ms"))),
+                    : cur.withFailure(kind, clock.getAsLong(), why))),
                     timeout, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("Stopped; no deadline for group {}", id);

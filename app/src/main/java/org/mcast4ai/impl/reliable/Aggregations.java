@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -64,19 +63,20 @@ public final class Aggregations {
         VirtualPeer peer = group.peer().orElseThrow(() -> GroupException.conflict("group " + group.id()
                 + " has reliability " + group.request().reliability() + ", not ACK_AGGREGATION"));
         AggregationReport report = reports.get(group.id().value());
-        AggregationContext.Member sender = member(group.request().source(), -1, peer.qpn(), peer.startPsn());
+        AggregationContext.Member sender = member(group.request().source(), -1, peer.qpn(), peer.startPsn(), true);
         List<AggregationContext.Member> receivers = new ArrayList<>();
         List<String> unresolved = new ArrayList<>();
         if (sender == null) {
             unresolved.add(group.request().source().host());
             sender = new AggregationContext.Member(group.request().source().host(), IpAddress.valueOf(0),
                     org.onlab.packet.MacAddress.ZERO, group.request().source().qpn().orElse(0), -1, peer.qpn(),
-                    null, peer.startPsn());
+                    null, peer.startPsn(), true);
         }
         for (Endpoint r : group.request().receivers()) {
             Integer slot = peer.slots().get(r.host());
-            int join = report == null ? peer.startPsn() : report.joinPsn().getOrDefault(r.host(), peer.startPsn());
-            AggregationContext.Member m = slot == null ? null : member(r, slot, peer.peerQpn(r.host()), join);
+            int join = peer.joined().getOrDefault(r.host(), peer.startPsn());
+            AggregationContext.Member m = slot == null ? null : member(r, slot, peer.peerQpn(r.host()), join,
+                    peer.joined().containsKey(r.host()));
             if (m == null) {
                 unresolved.add(r.host());
             } else {
@@ -86,7 +86,7 @@ public final class Aggregations {
         return new AggregationContext(group, sender, receivers, unresolved, report);
     }
 
-    private AggregationContext.Member member(Endpoint e, int slot, int peerQpn, int joinPsn) {
+    private AggregationContext.Member member(Endpoint e, int slot, int peerQpn, int joinPsn, boolean joined) {
         Host host;
         try {
             host = hosts.resolve(e);
@@ -108,7 +108,7 @@ public final class Aggregations {
         }
         HostLocation loc = host.location();
         return new AggregationContext.Member(e.host(), ip, host.mac(), e.qpn().orElse(0), slot, peerQpn, loc,
-                joinPsn);
+                joinPsn, joined);
     }
 
     /**
@@ -129,19 +129,32 @@ public final class Aggregations {
             }
         }
         reports.put(id.value(), report.receivedAt(clock.getAsLong()));
-        Set<String> stalled = report.stalled();
-        if (!stalled.equals(peer.stalled())) {
+        if (next(peer, report) != peer) {
             store.update(id, cur -> {
                 VirtualPeer p = cur.peer().orElse(null);
-                if (p == null || !cur.state().isLive() || p.withStalled(stalled) == p) {
+                if (p == null || !cur.state().isLive() || next(p, report) == p) {
                     return cur;
                 }
-                // recompiled like any change: the outcome (DEGRADED while a receiver is stalled) is the compiler's
-                return cur.withPeer(p.withStalled(stalled)).withState(GroupState.SUBMITTED, clock.getAsLong(),
-                        stalled.isEmpty() ? "every receiver acknowledges again"
-                                : "the aggregation point stopped waiting for " + String.join(", ", stalled));
+                // recompiled like any change: the outcome (waiting for receivers to join, DEGRADED while one is
+                // stalled) is the compiler's
+                VirtualPeer n = next(p, report);
+                return cur.withPeer(n).withState(GroupState.SUBMITTED, clock.getAsLong(), why(p, n));
             });
         }
+    }
+
+    // what the group keeps of a report: who is stalled, who joined at which PSN
+    private static VirtualPeer next(VirtualPeer p, AggregationReport report) {
+        return p.withStalled(report.stalled()).withJoined(report.joinPsn());
+    }
+
+    private static String why(VirtualPeer was, VirtualPeer now) {
+        if (!now.stalled().equals(was.stalled())) {
+            return now.stalled().isEmpty() ? "every receiver acknowledges again"
+                    : "the aggregation point stopped waiting for " + String.join(", ", now.stalled());
+        }
+        return now.waitingToJoin().isEmpty() ? "the aggregation point joined every receiver"
+                : "the aggregation point joined " + now.joined().size() + " of " + now.slots().size() + " receivers";
     }
 
     /** @param id a group that is gone: its report goes too */

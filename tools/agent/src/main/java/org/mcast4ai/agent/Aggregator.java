@@ -193,7 +193,10 @@ public final class Aggregator {
         boolean changed = false;
         for (Map.Entry<Integer, Installed.Slot> e : g.slots.entrySet()) {
             JsonNode r = want.get(e.getKey());
-            if (r == null || ip(r.path("ip").asText()) != e.getValue().ip
+            // a receiver in the map that the controller does not know joined, and that this run did not join (an
+            // earlier run's report was lost), joins again: its PSN is only known once reported
+            boolean known = r != null && (r.path("joined").asBoolean() || joins.containsKey(r.path("host").asText()));
+            if (r == null || !known || ip(r.path("ip").asText()) != e.getValue().ip
                     || r.path("peerQpn").asInt() != e.getValue().qpn) {
                 bpf.run(prog, new ControlFrame(ControlFrame.LEAVE, index, g.token)
                         .member(e.getValue().ip, e.getValue().qpn, 0).bytes());
@@ -231,10 +234,14 @@ public final class Aggregator {
         ObjectNode joinPsn = r.putObject("joinPsn");
         Map<Integer, String> bySlot = new HashMap<>();
         for (JsonNode m : c.path("receivers")) {
-            bySlot.put(m.path("peerQpn").asInt() & (SLOTS - 1), m.path("host").asText());
+            int slot = m.path("peerQpn").asInt() & (SLOTS - 1);
             String h = m.path("host").asText();
-            // a receiver joined by an earlier run of the agent keeps the PSN the controller was told then
-            joinPsn.put(h, joins.getOrDefault(h, m.path("joinPsn").asInt()));
+            bySlot.put(slot, h);
+            Installed.Slot in = g.slots.get(slot);
+            if (in != null && in.qpn == m.path("peerQpn").asInt()) {
+                // joined here: at the PSN of this run's JOIN, or (an earlier run's) the one the controller holds
+                joinPsn.put(h, joins.getOrDefault(h, m.path("joinPsn").asInt()));
+            }
         }
         g.slots.forEach((slot, st) -> {
             if (st.stalled && bySlot.containsKey(slot)) {

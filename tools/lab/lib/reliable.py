@@ -226,17 +226,21 @@ class Lab:
                               acks_at_sender=snd["acks"], acks_in=c.get("acksIn"), acks_out=c.get("acksOut")),
                    unicast=dict(seconds=base["seconds"], sender_bytes=base["sender"]["data_bytes"],
                                 sender_bytes_per_delivered=round(base["sender"]["data_bytes"] / (n * file_bytes), 4),
-                                acks_at_sender=base["sender"]["acks"]))
+                                acks_at_sender=base["sender"]["acks"], retransmitted=base["sender"]["retransmitted"],
+                                timeouts=base["sender"]["timeouts"]))
         row["mcast"]["retransmitted"] = snd["retransmitted"]
         row["mcast"]["timeouts"] = snd["timeouts"]
         row["mcast"]["receivers"] = res["receivers"]
         self.results.append(row)
         print("reliable-run: %s receivers=%d acks_in=%s acks_out=%s advances=%d beyond_min=%d naks_out=%s "
-              "seconds=%.3f retransmitted=%d timeouts=%d | unicast: sender_bytes/delivered=%.3f acks_at_sender=%d seconds=%.3f | "
+              "seconds=%.3f retransmitted=%d timeouts=%d | unicast: sender_bytes/delivered=%.3f acks_at_sender=%d "
+              "seconds=%.3f retransmitted=%d | "
               "multicast: sender_bytes/delivered=%.3f acks_at_sender=%d"
               % (run, n, c.get("acksIn"), c.get("acksOut"), snd["advances"], res["beyond_min"], c.get("naksOut"),
-                 res["seconds"], snd["retransmitted"], snd["timeouts"], row["unicast"]["sender_bytes_per_delivered"], base["sender"]["acks"],
-                 base["seconds"], row["mcast"]["sender_bytes_per_delivered"], snd["acks"]), flush=True)
+                 res["seconds"], snd["retransmitted"], snd["timeouts"], row["unicast"]["sender_bytes_per_delivered"],
+                 base["sender"]["acks"],
+                 base["seconds"], base["sender"]["retransmitted"], row["mcast"]["sender_bytes_per_delivered"],
+                 snd["acks"]), flush=True)
 
     def one_per_advance(self, run, res, c):
         snd = res["sender"]

@@ -2,8 +2,8 @@
 /*
  * Loss injection for the lab (there is no netem here): a TC program on a port that drops chosen UDP packets,
  * counted. Per interface (map loss_cfg, keyed by ifindex): drop the RoCEv2 packet with a given PSN a given number
- * of times (one data packet lost on one branch), and/or drop UDP packets to a port at random with a rate in parts
- * per million. Interfaces without an entry pass everything. What it passes goes on to the next filter of the hook
+ * of times (one data packet lost on one branch), and/or drop UDP packets to a port (or, with LOSS_ANY_IP, every
+ * IPv4 packet) at random with a rate in parts per million. Interfaces without an entry pass everything. What it passes goes on to the next filter of the hook
  * (TC_ACT_UNSPEC), so it sits before the edge rewrite or the aggregator on the same port.
  */
 #include <linux/bpf.h>
@@ -17,13 +17,14 @@
 
 #define ROCE_PORT 4791
 #define NO_PSN 0xFFFFFFFF
+#define LOSS_ANY_IP 1
 
 struct loss_cfg {
 	__u32 drop_psn;       /* RoCEv2 request PSN to drop, NO_PSN for none */
 	__u32 drop_times;     /* how many more times to drop it */
 	__u32 rate_ppm;       /* random loss, parts per million */
 	__u16 udp_port;       /* random loss applies to UDP to this port (0: any UDP) */
-	__u16 pad;
+	__u16 flags;          /* LOSS_ANY_IP: random loss applies to every IPv4 packet (TCP too) */
 	__u64 seen;           /* UDP packets looked at */
 	__u64 dropped;
 };
@@ -52,8 +53,18 @@ int loss(struct __sk_buff *skb)
 	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return TC_ACT_UNSPEC;
 	ip = (void *)(eth + 1);
-	if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->protocol != IPPROTO_UDP)
+	if ((void *)(ip + 1) > end || ip->ihl != 5)
 		return TC_ACT_UNSPEC;
+	if (ip->protocol != IPPROTO_UDP) {
+		if (!(c->flags & LOSS_ANY_IP))
+			return TC_ACT_UNSPEC;
+		__sync_fetch_and_add(&c->seen, 1);
+		if (c->rate_ppm && bpf_get_prandom_u32() % 1000000 < c->rate_ppm) {
+			__sync_fetch_and_add(&c->dropped, 1);
+			return TC_ACT_STOLEN;
+		}
+		return TC_ACT_UNSPEC;
+	}
 	udp = (void *)(ip + 1);
 	if ((void *)(udp + 1) > end)
 		return TC_ACT_UNSPEC;

@@ -8,6 +8,7 @@ Called by tools/lab/fabric after it has made sure OVS and iproute2 are present.
 """
 
 import argparse
+import array
 import ctypes
 import fcntl
 import glob
@@ -154,6 +155,7 @@ def ovs_transaction(desc):
 SIOCGIFFLAGS, SIOCSIFFLAGS = 0x8913, 0x8914
 SIOCSIFADDR, SIOCSIFNETMASK = 0x8916, 0x891C
 SIOCSARP = 0x8955
+SIOCETHTOOL, ETHTOOL_STXCSUM = 0x8946, 0x17
 IFF_UP = 0x1
 ATF_COM, ATF_PERM = 0x02, 0x04
 
@@ -177,6 +179,11 @@ def _configure_in_namespace(h, others):
             flags = struct.unpack_from("H", fcntl.ioctl(s, SIOCGIFFLAGS, _ifreq(dev)), 16)[0]
             fcntl.ioctl(s, SIOCSIFFLAGS, _ifreq(dev, struct.pack("H", flags | IFF_UP)))
         up("lo")
+        # no transmit checksum offload: Open vSwitch's userspace datapath forwards a veth's frames as they come,
+        # and a UDP or TCP checksum left for "hardware" to fill in would reach the receiver wrong (RoCEv2's UDP
+        # checksum 0 never showed it; a kernel UDP socket drops every such datagram)
+        value = array.array("I", [ETHTOOL_STXCSUM, 0])
+        fcntl.ioctl(s, SIOCETHTOOL, struct.pack("16sP", h["iface"].encode(), value.buffer_info()[0]))
         fcntl.ioctl(s, SIOCSIFADDR, _ifreq(h["iface"], _sockaddr_in(h["ip"])))
         fcntl.ioctl(s, SIOCSIFNETMASK, _ifreq(h["iface"], _sockaddr_in("255.255.0.0")))
         up(h["iface"])

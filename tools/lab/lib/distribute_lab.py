@@ -1,0 +1,353 @@
+"""Model and checkpoint distribution on the lab, side by side: mcast4ai-distribute over an mcast4ai group, uftp and
+udpcast (Debian's) over an mcast4ai group, and unicast fan-out (the sender serving every receiver over HTTP at
+once, as a model server does), each delivering the same file to N receivers with random loss on some receivers'
+links (ebpf/loss.c on their switch ports: every IPv4 packet toward them, TCP as well as UDP).
+
+For each run: completion time (start to the last receiver holding the file with the right SHA-256), sender bytes /
+file size (what the sender's port received from it), fabric bytes / file size (the sum over every switch port
+sent), repairs (mcast4ai-distribute's repair datagrams; uftp's and udpcast's own counts are not exported, their
+excess shows in the sender bytes).
+
+    distribute_lab.py --fabric F --rest URL [--tools mcast4ai,uftp,udpcast,unicast] [--sizes 2,8,16,32]
+                      [--loss 0,1,5] [--lossy 2] [--file-mb 64] [--rate 400] --results OUT.json
+Needs root, the lab up with a runner serving REST (--unicast-routes), ebpf/target/loss.o and the client jar.
+"""
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+LOSS_PIN = "/sys/fs/bpf/mcast4ai-lab-dloss"
+WORK = "/tmp/mcast4ai-distribute-lab"
+PORT = 48400
+
+
+def sh(*cmd, **kw):
+    return subprocess.run(list(cmd), capture_output=True, text=True, **kw)
+
+
+class Rest:
+    def __init__(self, base, user, password):
+        self.base = base.rstrip("/") + "/"
+        self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+
+    def call(self, method, path, body=None):
+        req = urllib.request.Request(self.base + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": self.auth, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=15) as r:
+                t = r.read().decode()
+                return r.status, (json.loads(t) if t else {})
+        except urllib.error.HTTPError as e:
+            return e.code, {}
+
+
+def veth(h):
+    return "%s-%s" % (h["ns"], h["iface"])
+
+
+def port_bytes():
+    """tx_bytes of every Open vSwitch interface (host ports and patch ports)."""
+    r = sh("ovs-vsctl", "--format=json", "--columns=name,statistics", "list", "interface")
+    total = 0
+    for name, stats in json.loads(r.stdout)["data"]:
+        for k, v in stats[1]:
+            if k == "tx_bytes":
+                total += int(v)
+    return total
+
+
+def rx_bytes(iface):
+    with open("/sys/class/net/%s/statistics/rx_bytes" % iface) as f:
+        return int(f.read())
+
+
+class Loss:
+    """ebpf/loss.c on the switch ports of the lossy receivers: every IPv4 packet toward them, at random."""
+
+    def __init__(self):
+        sh("rm", "-rf", LOSS_PIN)
+        os.makedirs(LOSS_PIN)
+        r = sh("bpftool", "prog", "load", os.path.join(REPO, "ebpf", "target", "loss.o"), LOSS_PIN + "/prog",
+               "type", "classifier", "pinmaps", LOSS_PIN)
+        if r.returncode:
+            raise SystemExit("distribute-lab: loading loss.o: " + r.stderr)
+        self.ifaces = []
+
+    def set(self, iface, ppm):
+        sh("tc", "qdisc", "add", "dev", iface, "clsact")
+        if iface not in self.ifaces:
+            sh("tc", "filter", "add", "dev", iface, "egress", "pref", "3", "bpf", "da", "object-pinned",
+               LOSS_PIN + "/prog")
+            self.ifaces.append(iface)
+        idx = int(open("/sys/class/net/%s/ifindex" % iface).read())
+        key = ["%02x" % b for b in struct.pack("<I", idx)]
+        val = ["%02x" % b for b in struct.pack("<IIIHHQQ", 0xFFFFFFFF, 0, ppm, 0, 1, 0, 0)]
+        sh("bpftool", "map", "update", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex", *key, "value", "hex", *val)
+
+    def clear(self):
+        for i in self.ifaces:
+            sh("tc", "filter", "del", "dev", i, "egress", "pref", "3")
+        self.ifaces = []
+        sh("rm", "-rf", LOSS_PIN)
+
+
+def sha(path):
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for b in iter(lambda: f.read(1 << 20), b""):
+                h.update(b)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+class Lab:
+    def __init__(self, a):
+        self.a = a
+        with open(a.fabric) as f:
+            self.hosts = json.load(f)["hosts"]
+        self.rest = Rest(a.rest, a.user, a.password)
+        self.source = self.hosts[0]
+        # receivers spread over the leaves: round robin over the switches
+        by_leaf = {}
+        for h in self.hosts[1:]:
+            by_leaf.setdefault(h["deviceId"], []).append(h)
+        order = []
+        while any(by_leaf.values()):
+            for d in sorted(by_leaf):
+                if by_leaf[d]:
+                    order.append(by_leaf[d].pop(0))
+        self.order = order
+        os.makedirs(WORK, exist_ok=True)
+        self.file = os.path.join(WORK, "model.bin")
+        size = a.file_mb << 20
+        if not os.path.exists(self.file) or os.path.getsize(self.file) != size:
+            rnd = random.Random(a.seed)
+            with open(self.file, "wb") as f:
+                for _ in range(a.file_mb):
+                    f.write(rnd.randbytes(1 << 20))
+        self.digest = sha(self.file)
+        self.loss = Loss()
+
+    def group(self, name, receivers):
+        code, g = self.rest.call("POST", "groups", {"tenant": "bench", "name": name, "source": self.source["ip"],
+                                                     "receivers": [h["ip"] for h in receivers], "mode": "TREE"})
+        if code != 201:
+            raise RuntimeError("creating group %s: HTTP %d" % (name, code))
+        for _ in range(200):
+            code, g = self.rest.call("GET", "groups/%d" % g["id"])
+            if g.get("state") == "INSTALLED":
+                return g
+            time.sleep(0.05)
+        raise RuntimeError("group %s not INSTALLED" % name)
+
+    def withdraw(self, gid):
+        self.rest.call("DELETE", "groups/%d" % gid)
+        for _ in range(200):
+            code, _ = self.rest.call("DELETE", "groups/%d?purge=true" % gid)
+            if code == 204:
+                return
+            time.sleep(0.05)
+
+    def outdir(self, h):
+        d = os.path.join(WORK, "rx", h["name"])
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def run(self, tool, n, loss):
+        receivers = self.order[:n]
+        lossy = receivers[:min(self.a.lossy, n)] if loss else []
+        for h in lossy:
+            self.loss.set(veth(h), int(loss * 10000))
+        outs = {h["name"]: self.outdir(h) for h in receivers}
+        before_tx, before_fabric = rx_bytes(veth(self.source)), port_bytes()
+        t0 = time.monotonic()
+        try:
+            extra = getattr(self, "run_" + tool)(receivers, outs, t0)
+        finally:
+            self.loss.clear()
+        elapsed = extra.pop("seconds")
+        sent = rx_bytes(veth(self.source)) - before_tx
+        fabric = port_bytes() - before_fabric
+        size = os.path.getsize(self.file)
+        verified = sum(1 for h in receivers if sha(os.path.join(outs[h["name"]], "model.bin")) == self.digest)
+        row = dict(tool=tool, receivers=n, loss_pct=loss, lossy=len(lossy), seconds=round(elapsed, 2),
+                   verified=verified, sender_ratio=round(sent / size, 3), fabric_ratio=round(fabric / size, 2),
+                   **extra)
+        print("distribute-lab: %-8s N=%-2d loss=%d%% on %d: %6.2f s verified %d/%d sender %.3fx fabric %.1fx %s"
+              % (tool, n, loss, len(lossy), elapsed, verified, n, row["sender_ratio"], row["fabric_ratio"],
+                 " ".join("%s=%s" % kv for kv in extra.items())), flush=True)
+        return row
+
+    # ------------------------------------------------------------------ the tools
+    def ns(self, h, *cmd):
+        return ["ip", "netns", "exec", h["ns"]] + list(cmd)
+
+    def run_mcast4ai(self, receivers, outs, t0):
+        env = dict(os.environ, MCAST4AI_ONOS=self.a.rest, ONOS_WEB_USER=self.a.user, ONOS_WEB_PASS=self.a.password,
+                   MCAST4AI_TENANT="bench", MCAST4AI_MGMT_NETNS="/proc/%d/ns/net" % os.getpid())
+        tool = os.path.join(REPO, "tools", "distribute", "mcast4ai-distribute")
+        # the group address follows from the object: the sender creates the group, the receivers are told it
+        # here the way a job script would read it (the sender's first line); they start first and wait
+        digest16 = self.digest[:16]
+        code, existing = self.rest.call("GET", "groups?tenant=bench&name=obj-" + digest16)
+        procs = []
+        stats = os.path.join(WORK, "sender.json")
+        sender = subprocess.Popen(self.ns(self.source, tool, "send", self.file, "--receivers",
+                                          ",".join(h["ip"] for h in receivers), "--source", self.source["ip"],
+                                          "--interface", self.source["ip"], "--rate", str(self.a.rate),
+                                          "--client", os.path.join(HERE, "mgmt-client"),
+                                          "--stats", stats, "--timeout", "300"),
+                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        group = None
+        for _ in range(600):
+            code, gs = self.rest.call("GET", "groups?tenant=bench&name=obj-" + digest16)
+            live = [g for g in gs.get("groups", []) if g["state"] == "INSTALLED"]
+            if live:
+                group = live[0]["address"]
+                break
+            time.sleep(0.05)
+        if group is None:
+            sender.kill()
+            raise RuntimeError("mcast4ai-distribute did not set up its group: " + sender.communicate()[1][-500:])
+        for h in receivers:
+            procs.append(subprocess.Popen(self.ns(h, "/usr/bin/python3", os.path.join(REPO, "tools", "distribute",
+                                                                                     "distribute.py"),
+                                                  "receive", "--out", outs[h["name"]], "--group", group,
+                                                  "--interface", h["ip"], "--timeout", "300"),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        out, err = sender.communicate()
+        for p in procs:
+            p.wait()
+        elapsed = time.monotonic() - t0
+        s = json.load(open(stats)) if os.path.exists(stats) else {}
+        if sender.returncode:
+            print("distribute-lab: mcast4ai-distribute exited %d: %s" % (sender.returncode, err[-400:]),
+                  flush=True)
+        return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), rounds=s.get("rounds"),
+                    catchup=s.get("catchup_receivers"))
+
+    def run_uftp(self, receivers, outs, t0):
+        g = self.group("uftp-%d" % int(time.time() * 1000), receivers)
+        addr = g["address"]
+        daemons = []
+        for h in receivers:
+            daemons.append(subprocess.Popen(self.ns(h, "uftpd", "-d", "-D", outs[h["name"]], "-M", addr, "-I",
+                                                    h["ip"], "-L", os.path.join(WORK, "uftpd-%s.log" % h["name"])),
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        r = subprocess.run(self.ns(self.source, "uftp", "-M", addr, "-P", addr, "-I", self.source["ip"], "-R",
+                                   str(int(self.a.rate * 1000)), "-Y", "none", "-C", "none", "-q",
+                                   "-L", os.path.join(WORK, "uftp.log"), self.file),
+                           capture_output=True, text=True, timeout=600)
+        self.wait_files(receivers, outs, "model.bin", 30)
+        elapsed = time.monotonic() - t0
+        for d in daemons:
+            d.kill()
+        self.withdraw(g["id"])
+        return dict(seconds=elapsed, exit=r.returncode)
+
+    def run_udpcast(self, receivers, outs, t0):
+        g = self.group("udpcast-%d" % int(time.time() * 1000), receivers)
+        addr = g["address"]
+        rx = []
+        for h in receivers:
+            rx.append(subprocess.Popen(self.ns(h, "udp-receiver", "--file", os.path.join(outs[h["name"]], "model.bin"),
+                                               "--interface", "eth0", "--mcast-rdv-address", addr, "--portbase",
+                                               str(PORT + 10), "--nokbd", "--nosync"),
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        r = subprocess.run(self.ns(self.source, "udp-sender", "--file", self.file, "--interface", "eth0",
+                                   "--mcast-data-address", addr, "--mcast-rdv-address", addr, "--portbase",
+                                   str(PORT + 10), "--min-receivers", str(len(receivers)), "--nokbd",
+                                   "--max-bitrate", "%dm" % self.a.rate),
+                           capture_output=True, text=True, timeout=600)
+        for p in rx:
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        elapsed = time.monotonic() - t0
+        self.withdraw(g["id"])
+        return dict(seconds=elapsed, exit=r.returncode)
+
+    def run_unicast(self, receivers, outs, t0):
+        server = subprocess.Popen(self.ns(self.source, "/usr/bin/python3", "-m", "http.server", str(PORT + 20),
+                                          "--bind", self.source["ip"], "--directory", WORK),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.7)
+        t0 = time.monotonic()
+        procs = [subprocess.Popen(self.ns(h, "curl", "-s", "-o", os.path.join(outs[h["name"]], "model.bin"),
+                                          "http://%s:%d/model.bin" % (self.source["ip"], PORT + 20)))
+                 for h in receivers]
+        for p in procs:
+            p.wait()
+        elapsed = time.monotonic() - t0
+        server.kill()
+        return dict(seconds=elapsed)
+
+    def wait_files(self, receivers, outs, name, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if all(sha(os.path.join(outs[h["name"]], name)) == self.digest for h in receivers):
+                return True
+            time.sleep(0.2)
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fabric", required=True)
+    ap.add_argument("--rest", required=True)
+    ap.add_argument("--user", default="onos")
+    ap.add_argument("--password", default="rocks")
+    ap.add_argument("--tools", default="mcast4ai,uftp,udpcast,unicast")
+    ap.add_argument("--sizes", default="2,8,16,32")
+    ap.add_argument("--loss", default="0,1,5", help="percent, on --lossy receivers' links")
+    ap.add_argument("--lossy", type=int, default=2)
+    ap.add_argument("--file-mb", type=int, default=64)
+    ap.add_argument("--rate", type=int, default=400, help="Mbit/s, every multicast tool's sending rate")
+    ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--results")
+    ap.add_argument("--demo-line", action="store_true", help="end with the demo's line for the last run")
+    a = ap.parse_args()
+    lab = Lab(a)
+    rows = []
+    try:
+        for loss in [int(x) for x in a.loss.split(",")]:
+            for n in [int(x) for x in a.sizes.split(",")]:
+                for tool in a.tools.split(","):
+                    rows.append(lab.run(tool, n, loss))
+    finally:
+        lab.loss.clear()
+        if a.results:
+            with open(a.results, "w") as f:
+                json.dump(dict(file_mb=a.file_mb, rate_mbit=a.rate, lossy=a.lossy, runs=rows), f, indent=1)
+    ok = bool(rows) and all(r["verified"] == r["receivers"] for r in rows)
+    if a.demo_line:
+        r = rows[-1] if rows else dict(receivers=0, verified=0, loss_pct=0, sender_ratio=0, repairs=0)
+        print("distribute: receivers=%d verified=%d loss=%d%% sender_ratio=%.3f repairs=%s"
+              % (r["receivers"], r["verified"], r["loss_pct"], r["sender_ratio"], r.get("repairs")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,11 +18,13 @@ Wire format (UDP, big endian), every packet: magic "M4D1", type, flags, 2 reserv
 the object's SHA-256):
   ANNOUNCE (sender, multicast) total datagrams u64, object size u64, payload size u16, control TCP port u16
   DATA     (sender, multicast) sequence u64, payload
-  FIN      (sender, multicast) round u32: everything up to this round has been sent
+  FIN      (sender, multicast) round u32, upto u64: every datagram below upto has been sent once
   NACK     (receiver, unicast) count u16, then (start u64, length u32) ranges it misses
   DONE     (receiver, unicast) status u8 (1 verified, 2 checksum failed), SHA-256 it computed
   DONEACK  (sender, unicast)   the DONE was counted
   CATCHUP  (sender, unicast)   fetch what you miss over TCP from the control port
+  READY    (receiver, unicast) it has the manifest and listens: the sender starts when every receiver is (or after
+           --wait-receivers seconds; a receiver that comes later is repaired like any other)
 TCP control port: a line "MANIFEST" answers the manifest as JSON; "RANGE start count" answers that many
 datagrams' payloads.
 """
@@ -41,10 +43,12 @@ import threading
 import time
 
 MAGIC = b"M4D1"
-ANNOUNCE, DATA, FIN, NACK, DONE, DONEACK, CATCHUP = 1, 2, 3, 4, 5, 6, 7
+ANNOUNCE, DATA, FIN, NACK, DONE, DONEACK, CATCHUP, READY = 1, 2, 3, 4, 5, 6, 7, 8
 HDR = struct.Struct("!4sBBH8s")
-PAYLOAD = 1400                     # datagram payload: 1,456-byte frames on a 1,500-byte MTU
+PAYLOAD = 1448                     # datagram payload: full 1,514-byte frames on a 1,500-byte MTU
 MAX_RANGES = 80                    # per NACK
+CHECKPOINT = 1024                  # datagrams between the sender's checkpoints (FIN) during the first pass
+SO_RCVBUFFORCE = 33
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CHECKSUM, EXIT_TIMEOUT = 0, 1, 2, 3, 5
 
 
@@ -183,12 +187,14 @@ class Sender:
         self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.tcp.bind(("0.0.0.0", port + 1))
         self.tcp.listen(64)
-        self.rate = a.rate * 1e6 / 8          # bytes per second
-        self.max_rate = self.rate
+        self.max_rate = a.rate * 1e6 / 8      # bytes per second
+        self.rate = self.max_rate / 4         # slow start: doubled every clean window until the first loss
+        self.slow_start = True
         self.tokens = 0.0
         self.last = time.monotonic()
         self.done, self.failed = {}, {}
         self.catchup = set()
+        self.ready = set()
         self.nacks = {}
         self.stats = dict(datagrams=0, bytes=0, repair_datagrams=0, repair_bytes=0, rounds=0, nacks=0,
                           catchup_receivers=0, catchup_bytes=0)
@@ -263,6 +269,8 @@ class Sender:
                 (n,) = struct.unpack_from("!H", body)
                 ranges = [struct.unpack_from("!QI", body, 2 + 12 * i) for i in range(n)]
                 self.nacks[who] = ranges
+            elif kind == READY:
+                self.ready.add(who)
             elif kind == DONE:
                 status = body[0]
                 (self.done if status == 1 else self.failed)[who] = body[1:33].hex()
@@ -275,49 +283,68 @@ class Sender:
         return self.expected <= set(self.done) | set(self.failed)
 
     def run(self, deadline):
+        wait_until = min(deadline, time.monotonic() + self.a.wait_receivers)
+        while not self.expected <= self.ready and time.monotonic() < wait_until:
+            self.announce()
+            self.poll(0.1)
+        self.stats["ready_at_start"] = len(self.ready & self.expected)
         t0 = time.monotonic()
         self.announce()
         progress = Progress(self, t0)
+        self.round = 0
         for seq in range(self.m.total):
-            if seq % 2048 == 0:
+            if seq % CHECKPOINT == 0 and seq:
+                # what the receivers missed of the window before last is repaired now, and how widely they miss
+                # sets the rate: loss at every receiver is the path's capacity, loss at a few their links
+                self.repair(self.nacks, adapt=True, window=CHECKPOINT)
+                self.nacks = {}
+                self.round += 1
+                self.control(FIN, struct.pack("!IQ", self.round, seq))
                 self.announce()
                 progress.show()
             self.send(seq)
-        rnd = 0
         while not self.finished() and time.monotonic() < deadline:
-            rnd += 1
-            self.stats["rounds"] = rnd
-            self.nacks.clear()
+            self.round += 1
+            self.stats["rounds"] = self.round
+            self.nacks = {}
             self.announce()                   # for receivers that start late
-            self.control(FIN, struct.pack("!I", rnd))
+            self.control(FIN, struct.pack("!IQ", self.round, self.m.total))
             self.poll(self.a.nack_window / 1000.0)
-            want = set()
-            behind = 0
-            for who, ranges in list(self.nacks.items()):
-                missing = sum(n for _, n in ranges)
-                if who not in self.catchup and missing > self.a.catchup * self.m.total:
-                    # far behind (joined late, or a lossy link): served over TCP, the group goes on
-                    self.catchup.add(who)
-                    self.stats["catchup_receivers"] += 1
-                    self.ctl.sendto(header(CATCHUP, self.m.oid), (who, self.port + 2))
-                    continue
-                if who in self.catchup:
-                    continue
-                behind += 1
-                for s, n in ranges:
-                    want.update(range(s, min(s + n, self.m.total)))
-            if want:
-                share = len(want) / max(1, self.m.total)
-                # more than 2 % to repair: the path cannot take this rate; little: try faster again
-                self.rate = max(self.max_rate / 16, self.rate * 0.7) if share > 0.02 else min(self.max_rate,
-                                                                                                  self.rate * 1.1)
-                for seq in sorted(want):
-                    self.send(seq, repair=True)
+            self.repair(self.nacks, adapt=False, window=self.m.total, catchup=True)
             progress.show()
         progress.show(final=True)
         self.stats["seconds"] = round(time.monotonic() - t0, 3)
         self.stats["rate_mbit_end"] = round(self.rate * 8 / 1e6, 1)
         return self.stats
+
+    def repair(self, nacks, adapt, window, catchup=False):
+        want = set()
+        shares = {}
+        for who, ranges in list(nacks.items()):
+            missing = sum(n for _, n in ranges)
+            shares[who] = missing / max(1, window)
+            if catchup and who not in self.catchup and missing > self.a.catchup * self.m.total:
+                # far behind (joined late, or a lossy link): served over TCP, the group goes on
+                self.catchup.add(who)
+                self.stats["catchup_receivers"] += 1
+                self.ctl.sendto(header(CATCHUP, self.m.oid), (who, self.port + 2))
+                continue
+            if who in self.catchup:
+                continue
+            for s, n in ranges:
+                want.update(range(s, min(s + n, self.m.total)))
+        if adapt:
+            # the median receiver's loss: the path's capacity when most lose, a few receivers' links when not
+            ranked = sorted(shares.get(r, 0.0) for r in self.expected) or [0.0]
+            widest = ranked[len(ranked) // 2]
+            if widest > 0.03:
+                self.rate = max(self.max_rate / 64, self.rate * 0.7)
+                self.slow_start = False
+            elif widest < 0.015:
+                self.rate = min(self.max_rate, self.rate * (1.5 if self.slow_start else 1.05))
+        for seq in sorted(want):
+            self.send(seq, repair=True)
+
 
 
 class Progress:
@@ -348,7 +375,11 @@ class Receiver:
         self.a = a
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+        try:
+            # beyond net.core.rmem_max when root may: a receiver descheduled for a few ms must not lose datagrams
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
+        except OSError:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
         self.sock.bind(("0.0.0.0", a.port))
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                              socket.inet_aton(a.group) + socket.inet_aton(a.interface or "0.0.0.0"))
@@ -391,8 +422,10 @@ class Receiver:
     def complete(self):
         return self.m is not None and self.have.count() >= self.m.total
 
-    def nack(self):
-        ranges = self.have.missing(self.m.total, MAX_RANGES)
+    def nack(self, upto):
+        ranges = [(a, min(n, upto - a)) for a, n in self.have.missing(self.m.total, MAX_RANGES) if a < upto]
+        if not ranges:
+            return
         body = struct.pack("!H", len(ranges)) + b"".join(struct.pack("!QI", s, min(n, 0xFFFFFFFF)) for s, n in ranges)
         self.ctl.sendto(header(NACK, self.oid) + body, (self.sender, self.a.port + 1))
         self.stats["nacks"] += 1
@@ -438,6 +471,7 @@ class Receiver:
                     if kind == ANNOUNCE and (self.a.object is None or oid.hex().startswith(self.a.object)):
                         total, size, payload, tcp_port = struct.unpack_from("!QQHH", pkt, HDR.size)
                         self.start(addr[0], oid, tcp_port)
+                        self.ctl.sendto(header(READY, self.oid), (self.sender, self.a.port + 1))
                     continue
                 if oid != self.oid:
                     continue
@@ -445,7 +479,8 @@ class Receiver:
                     (seq,) = struct.unpack_from("!Q", pkt, HDR.size)
                     self.write(seq, pkt[HDR.size + 8:])
                 elif kind == FIN and not self.complete():
-                    self.nack()
+                    (_, upto) = struct.unpack_from("!IQ", pkt, HDR.size)
+                    self.nack(upto)
                 elif kind == CATCHUP:
                     catchup = True
             if self.m is not None and catchup and not self.complete():
@@ -500,6 +535,8 @@ def main():
     s.add_argument("--nack-window", type=int, default=30, help="ms to gather NACKs before a repair round")
     s.add_argument("--catchup", type=float, default=0.25,
                    help="a receiver missing more than this share after a round is served over TCP")
+    s.add_argument("--wait-receivers", type=float, default=20,
+                   help="seconds to wait for every receiver to be ready before streaming")
     s.add_argument("--timeout", type=float, default=600)
     r = sub.add_parser("receive", help="receive into a directory")
     r.add_argument("--out", required=True)

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -59,14 +60,13 @@ def veth(h):
     return "%s-%s" % (h["ns"], h["iface"])
 
 
-def port_bytes():
-    """tx_bytes of every Open vSwitch interface (host ports and patch ports)."""
-    r = sh("ovs-vsctl", "--format=json", "--columns=name,statistics", "list", "interface")
+def port_bytes(bridges):
+    """Bytes sent by every port of every switch, from the datapath (OVSDB's statistics lag by seconds)."""
     total = 0
-    for name, stats in json.loads(r.stdout)["data"]:
-        for k, v in stats[1]:
-            if k == "tx_bytes":
-                total += int(v)
+    for b in bridges:
+        out = sh("ovs-ofctl", "-O", "OpenFlow13", "dump-ports", b).stdout
+        for m in re.finditer(r"tx pkts=\d+, bytes=(\d+)", out):
+            total += int(m.group(1))
     return total
 
 
@@ -101,7 +101,20 @@ class Loss:
     def clear(self):
         for i in self.ifaces:
             sh("tc", "filter", "del", "dev", i, "egress", "pref", "3")
+            idx = int(open("/sys/class/net/%s/ifindex" % i).read())
+            sh("bpftool", "map", "delete", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex",
+               *["%02x" % b for b in struct.pack("<I", idx)])
         self.ifaces = []
+
+    def dropped(self):
+        r = sh("bpftool", "-j", "map", "dump", "pinned", LOSS_PIN + "/loss_cfg")
+        try:
+            return sum(e["formatted"]["value"]["dropped"] for e in json.loads(r.stdout))
+        except (ValueError, KeyError):
+            return 0
+
+    def close(self):
+        self.clear()
         sh("rm", "-rf", LOSS_PIN)
 
 
@@ -120,7 +133,9 @@ class Lab:
     def __init__(self, a):
         self.a = a
         with open(a.fabric) as f:
-            self.hosts = json.load(f)["hosts"]
+            fab = json.load(f)
+        self.hosts = fab["hosts"]
+        self.bridges = [sw["bridge"] for sw in fab["switches"]]
         self.rest = Rest(a.rest, a.user, a.password)
         self.source = self.hosts[0]
         # receivers spread over the leaves: round robin over the switches
@@ -176,15 +191,16 @@ class Lab:
         for h in lossy:
             self.loss.set(veth(h), int(loss * 10000))
         outs = {h["name"]: self.outdir(h) for h in receivers}
-        before_tx, before_fabric = rx_bytes(veth(self.source)), port_bytes()
+        before_tx, before_fabric = rx_bytes(veth(self.source)), port_bytes(self.bridges)
         t0 = time.monotonic()
         try:
             extra = getattr(self, "run_" + tool)(receivers, outs, t0)
+            extra["dropped"] = self.loss.dropped()
         finally:
             self.loss.clear()
         elapsed = extra.pop("seconds")
         sent = rx_bytes(veth(self.source)) - before_tx
-        fabric = port_bytes() - before_fabric
+        fabric = port_bytes(self.bridges) - before_fabric
         size = os.path.getsize(self.file)
         verified = sum(1 for h in receivers if sha(os.path.join(outs[h["name"]], "model.bin")) == self.digest)
         row = dict(tool=tool, receivers=n, loss_pct=loss, lossy=len(lossy), seconds=round(elapsed, 2),
@@ -235,13 +251,16 @@ class Lab:
         out, err = sender.communicate()
         for p in procs:
             p.wait()
-        elapsed = time.monotonic() - t0
+        setup = time.monotonic() - t0
         s = json.load(open(stats)) if os.path.exists(stats) else {}
+        # from the first datagram (every receiver ready) to the last receiver verified, as the others are timed
+        # from their start with their receivers running; the group's creation and the rendezvous apart
+        elapsed = s.get("seconds", setup)
         if sender.returncode:
             print("distribute-lab: mcast4ai-distribute exited %d: %s" % (sender.returncode, err[-400:]),
                   flush=True)
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), rounds=s.get("rounds"),
-                    catchup=s.get("catchup_receivers"))
+                    catchup=s.get("catchup_receivers"), with_setup_s=round(setup, 2))
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)
@@ -337,7 +356,7 @@ def main():
                 for tool in a.tools.split(","):
                     rows.append(lab.run(tool, n, loss))
     finally:
-        lab.loss.clear()
+        lab.loss.close()
         if a.results:
             with open(a.results, "w") as f:
                 json.dump(dict(file_mb=a.file_mb, rate_mbit=a.rate, lossy=a.lossy, runs=rows), f, indent=1)

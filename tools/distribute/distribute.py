@@ -188,7 +188,7 @@ class Sender:
         self.tcp.bind(("0.0.0.0", port + 1))
         self.tcp.listen(64)
         self.max_rate = a.rate * 1e6 / 8      # bytes per second
-        self.rate = self.max_rate / 4         # slow start: doubled every clean window until the first loss
+        self.rate = self.max_rate / 4         # slow start: up by half every clean window until the first loss
         self.slow_start = True
         self.tokens = 0.0
         self.last = time.monotonic()
@@ -336,11 +336,15 @@ class Sender:
         if adapt:
             # the median receiver's loss: the path's capacity when most lose, a few receivers' links when not
             ranked = sorted(shares.get(r, 0.0) for r in self.expected) or [0.0]
-            widest = ranked[len(ranked) // 2]
-            if widest > 0.03:
+            median = ranked[len(ranked) // 2]
+            # loss that stays whatever the rate is the links' (a lossy link, not congestion): the lowest median of
+            # the last windows is that floor, and only loss above it cuts the rate
+            self.recent = (getattr(self, "recent", []) + [median])[-8:]
+            floor = min(self.recent)
+            if median > max(2 * floor, floor + 0.03):
                 self.rate = max(self.max_rate / 64, self.rate * 0.7)
                 self.slow_start = False
-            elif widest < 0.015:
+            elif median < floor + 0.015:
                 self.rate = min(self.max_rate, self.rate * (1.5 if self.slow_start else 1.05))
         for seq in sorted(want):
             self.send(seq, repair=True)

@@ -296,7 +296,8 @@ class Lab:
         t0 = time.monotonic()
         r = subprocess.run(self.ns(self.source, "udp-sender", "--file", self.file, "--interface", "eth0",
                                    "--mcast-data-address", addr, "--mcast-rdv-address", addr, "--portbase",
-                                   str(PORT + 10), "--min-receivers", str(len(receivers)), "--nokbd",
+                                   str(PORT + 10), "--min-receivers", str(len(receivers)), "--max-wait", "20",
+                                   "--nokbd",
                                    "--max-bitrate", "%dm" % self.a.rate),
                            capture_output=True, text=True, timeout=600)
         for p in rx:

@@ -8,7 +8,6 @@ import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupId;
-import org.mcast4ai.api.Printable;
 import org.mcast4ai.api.TenantAccess;
 import org.mcast4ai.codec.AggregationContextCodec;
 import org.mcast4ai.codec.AggregationReportCodec;
@@ -28,7 +27,6 @@ import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Set;
 
 /**
  * ACK aggregation of RoCEv2 RC groups: what an aggregation point (the agent beside a sender) is configured from,
@@ -136,13 +134,6 @@ public class AggregationWebResource extends AbstractWebResource {
     }
 
     private void onlyQuery(String... allowed) {
-        Set<String> known = Set.of(allowed);
-        for (String q : uriInfo.getQueryParameters().keySet()) {
-            if (!known.contains(q)) {
-                throw GroupException.invalid("unknown query parameter '" + Printable.of(q) + "'"
-                        + (allowed.length == 0 ? "; this path takes none" : "; this path takes "
-                        + String.join(", ", allowed)));
-            }
-        }
+        RequestBodies.onlyQuery(uriInfo, allowed);
     }
 }

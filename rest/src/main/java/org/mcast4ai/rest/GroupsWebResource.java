@@ -369,17 +369,8 @@ public class GroupsWebResource extends AbstractWebResource {
         return service().getGroup(changed.id()).orElse(changed);
     }
 
-    // a query parameter the resource does not know is refused: a filter a client misspells (?jobid=) must not
-    // silently select every group
     private void onlyQuery(String... allowed) {
-        Set<String> known = Set.of(allowed);
-        for (String q : uriInfo.getQueryParameters().keySet()) {
-            if (!known.contains(q)) {
-                throw GroupException.invalid("unknown query parameter '" + Printable.of(q)
-                        + "'" + (allowed.length == 0 ? "; this path takes none"
-                        : "; this path takes " + String.join(", ", allowed)));
-            }
-        }
+        RequestBodies.onlyQuery(uriInfo, allowed);
     }
 
     private static boolean flag(String name, String value) {

@@ -129,4 +129,22 @@ final class RequestBodies {
         return set;
     }
 
+
+    /**
+     * Refuses a query parameter a path does not take: a filter a client misspells (?jobid=) must not silently
+     * select every group.
+     *
+     * @param uri     the request
+     * @param allowed the parameters the path takes
+     */
+    static void onlyQuery(javax.ws.rs.core.UriInfo uri, String... allowed) {
+        Set<String> known = Set.of(allowed);
+        for (String q : uri.getQueryParameters().keySet()) {
+            if (!known.contains(q)) {
+                throw GroupException.invalid("unknown query parameter '" + org.mcast4ai.api.Printable.of(q)
+                        + "'" + (allowed.length == 0 ? "; this path takes none"
+                        : "; this path takes " + String.join(", ", allowed)));
+            }
+        }
+    }
 }

@@ -16,6 +16,7 @@ import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.flow.TrafficTreatment;
 
 import java.util.List;
@@ -135,19 +136,17 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private FlowRule rule(P2mpGroup group, DeviceId device, PortNumber inPort, TrafficTreatment treatment) {
         int table = tableId;
         int priority = group.request().priority();
-        return DefaultFlowRule.builder()
-                .forDevice(device)
-                .withSelector(DefaultTrafficSelector.builder()
-                        .matchEthType(Ethernet.TYPE_IPV4)
-                        .matchInPort(inPort)
-                        .matchIPDst(IpPrefix.valueOf(group.address(), 32))
-                        .build())
-                .withTreatment(treatment)
-                .withPriority(priority)
-                .withCookie(cookie(appId, device, inPort, group.address(), priority, table))
-                .makePermanent()
-                .forTable(table)
-                .build();
+        return permanent(device, table, priority, DefaultTrafficSelector.builder()
+                .matchEthType(Ethernet.TYPE_IPV4)
+                .matchInPort(inPort)
+                .matchIPDst(IpPrefix.valueOf(group.address(), 32))
+                .build(), treatment, cookie(appId, device, inPort, group.address(), priority, table));
+    }
+
+    private static FlowRule permanent(DeviceId device, int table, int priority, TrafficSelector selector,
+                                      TrafficTreatment treatment, long cookie) {
+        return DefaultFlowRule.builder().forDevice(device).withSelector(selector).withTreatment(treatment)
+                .withPriority(priority).withCookie(cookie).makePermanent().forTable(table).build();
     }
 
     /**
@@ -204,19 +203,13 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
         IpAddress peer = group.peer().orElseThrow().address();
         int table = tableId;
         int priority = group.request().priority();
-        return DefaultFlowRule.builder()
-                .forDevice(device)
-                .withSelector(DefaultTrafficSelector.builder()
+        return permanent(device, table, priority, DefaultTrafficSelector.builder()
                         .matchEthType(Ethernet.TYPE_IPV4)
                         .matchIPDst(IpPrefix.valueOf(peer, 32))
-                        .build())
-                .withTreatment(actions ? DefaultTrafficTreatment.builder().setOutput(inPort).build()
-                        : DefaultTrafficTreatment.emptyTreatment())
-                .withPriority(priority)
-                .withCookie(FlowCookies.of(appId, device, table, priority, ACK_ROUTE, peer.getIp4Address().toInt()))
-                .makePermanent()
-                .forTable(table)
-                .build();
+                        .build(),
+                actions ? DefaultTrafficTreatment.builder().setOutput(inPort).build()
+                        : DefaultTrafficTreatment.emptyTreatment(),
+                FlowCookies.of(appId, device, table, priority, ACK_ROUTE, peer.getIp4Address().toInt()));
     }
 
     /**

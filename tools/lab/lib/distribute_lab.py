@@ -229,6 +229,7 @@ class Lab:
                                           ",".join(h["ip"] for h in receivers), "--source", self.source["ip"],
                                           "--interface", self.source["ip"], "--rate", str(self.a.rate),
                                           "--client", os.path.join(HERE, "mgmt-client"),
+                                          "--wait-receivers", str(self.a.sender_wait),
                                           "--stats", stats, "--timeout", "300"),
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         group = None
@@ -242,12 +243,22 @@ class Lab:
         if group is None:
             sender.kill()
             raise RuntimeError("mcast4ai-distribute did not set up its group: " + sender.communicate()[1][-500:])
+        def receiver(h):
+            return subprocess.Popen(self.ns(h, "/usr/bin/python3", os.path.join(REPO, "tools", "distribute",
+                                                                               "distribute.py"),
+                                            "receive", "--out", outs[h["name"]], "--group", group, "--interface",
+                                            h["ip"], "--timeout", "300", "--stats",
+                                            os.path.join(WORK, "rx-%s.json" % h["name"])),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        late = receivers[len(receivers) - self.a.late:] if self.a.late else []
         for h in receivers:
-            procs.append(subprocess.Popen(self.ns(h, "/usr/bin/python3", os.path.join(REPO, "tools", "distribute",
-                                                                                     "distribute.py"),
-                                                  "receive", "--out", outs[h["name"]], "--group", group,
-                                                  "--interface", h["ip"], "--timeout", "300"),
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            if h not in late:
+                procs.append(receiver(h))
+        if late:
+            # receivers that start once the transfer runs: the sender stops waiting for them, they NACK what
+            # passed them by, or catch up over TCP when that is most of the object
+            time.sleep(self.a.late_after)
+            procs += [receiver(h) for h in late]
         out, err = sender.communicate()
         for p in procs:
             p.wait()
@@ -259,8 +270,15 @@ class Lab:
         if sender.returncode:
             print("distribute-lab: mcast4ai-distribute exited %d: %s" % (sender.returncode, err[-400:]),
                   flush=True)
+        caught = 0
+        for h in late:
+            try:
+                caught += json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"]))).get("catchup", False)
+            except (OSError, ValueError):
+                pass
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), rounds=s.get("rounds"),
-                    catchup=s.get("catchup_receivers"), with_setup_s=round(setup, 2))
+                    catchup=s.get("catchup_receivers"), with_setup_s=round(setup, 2), late=len(late),
+                    late_caught_up_over_tcp=caught)
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)
@@ -345,6 +363,9 @@ def main():
     ap.add_argument("--lossy", type=int, default=2)
     ap.add_argument("--file-mb", type=int, default=64)
     ap.add_argument("--rate", type=int, default=400, help="Mbit/s, every multicast tool's sending rate")
+    ap.add_argument("--late", type=int, default=0, help="this many receivers start after the transfer did")
+    ap.add_argument("--late-after", type=float, default=3.0, help="seconds after the sender the late ones start")
+    ap.add_argument("--sender-wait", type=float, default=20, help="the sender's --wait-receivers")
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--results")
     ap.add_argument("--demo-line", action="store_true", help="end with the demo's line for the last run")

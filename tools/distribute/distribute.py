@@ -190,6 +190,7 @@ class Sender:
         self.max_rate = a.rate * 1e6 / 8      # bytes per second
         self.rate = self.max_rate / 4         # slow start: up by half every clean window until the first loss
         self.slow_start = True
+        self.recent = []                      # the median receiver's loss in the last windows
         self.tokens = 0.0
         self.last = time.monotonic()
         self.done, self.failed = {}, {}
@@ -294,8 +295,8 @@ class Sender:
         self.round = 0
         for seq in range(self.m.total):
             if seq % CHECKPOINT == 0 and seq:
-                # what the receivers missed of the window before last is repaired now, and how widely they miss
-                # sets the rate: loss at every receiver is the path's capacity, loss at a few their links
+                # what the receivers reported missing at the last checkpoint is repaired now, and their loss
+                # sets the rate (repair)
                 self.repair(self.nacks, adapt=True, window=CHECKPOINT)
                 self.nacks = {}
                 self.round += 1
@@ -339,7 +340,7 @@ class Sender:
             median = ranked[len(ranked) // 2]
             # loss that stays whatever the rate is the links' (a lossy link, not congestion): the lowest median of
             # the last windows is that floor, and only loss above it cuts the rate
-            self.recent = (getattr(self, "recent", []) + [median])[-8:]
+            self.recent = (self.recent + [median])[-8:]
             floor = min(self.recent)
             if median > max(2 * floor, floor + 0.03):
                 self.rate = max(self.max_rate / 64, self.rate * 0.7)
@@ -473,7 +474,7 @@ class Receiver:
                     continue
                 if self.m is None:
                     if kind == ANNOUNCE and (self.a.object is None or oid.hex().startswith(self.a.object)):
-                        total, size, payload, tcp_port = struct.unpack_from("!QQHH", pkt, HDR.size)
+                        (tcp_port,) = struct.unpack_from("!H", pkt, HDR.size + 18)
                         self.start(addr[0], oid, tcp_port)
                         self.ctl.sendto(header(READY, self.oid), (self.sender, self.a.port + 1))
                     continue

@@ -15,19 +15,17 @@ receiver acknowledged at that moment (no aggregated ACK may go beyond the slowes
 """
 
 import argparse
-import base64
 import ipaddress
 import json
 import os
 import select
-import socket
 import struct
 import sys
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labrest  # noqa: E402
 import netns  # noqa: E402
 import roce  # noqa: E402
 
@@ -110,7 +108,6 @@ class Responder:
         self.nak_open = False
         self.dup_run = 0
         self.alive = True
-        self.started_at = now if self.active else None
         self.stats = dict(delivered=0, duplicates=0, out_of_order=0, icrc_bad=0, strays=0, acks=0, naks=0,
                           cnps=0, killed=False)
 
@@ -287,21 +284,6 @@ class Requester:
         return all(c["done"] for c in self.conns)
 
 
-class Rest:
-    def __init__(self, cfg):
-        self.base = cfg["base"].rstrip("/") + "/"
-        self.auth = "Basic " + base64.b64encode(("%s:%s" % (cfg["user"], cfg["password"])).encode()).decode()
-
-    def call(self, method, path, body=None):
-        req = urllib.request.Request(self.base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": self.auth, "Content-Type": "application/json",
-                                              "Accept": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            text = r.read().decode()
-            return json.loads(text) if text else {}
-
-
 def forge(cfg, vp):
     """A stranger's ACK (a non-member host naming a member's slot) or a member's ACK for a PSN never sent."""
     s = netns.packet_socket(cfg["ns"], cfg["iface"])
@@ -340,7 +322,7 @@ def scenario(cfg):
 
     def add_late():
         try:
-            rest = Rest(cfg["rest"])
+            rest = labrest.Rest(cfg["rest"]["base"], cfg["rest"]["user"], cfg["rest"]["password"])
             r = late_state["responder"]
             rest.call("POST", "groups/%d/receivers" % cfg["groupId"],
                       {"receivers": [{"host": r.name, "qpn": r.qpn}]})
@@ -355,7 +337,6 @@ def scenario(cfg):
                     r.acked_sent = (r.expected - 1) & PSN_MASK
                     late_state["joinPsn"] = r.expected
                     late_state["joinedAfter"] = req.conns[0]["sent"]
-                    r.started_at = time.monotonic()
                     r.active = True
                     return
                 time.sleep(0.05)

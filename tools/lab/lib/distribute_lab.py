@@ -14,50 +14,29 @@ Needs root, the lab up with a runner serving REST (--unicast-routes), ebpf/targe
 """
 
 import argparse
-import base64
 import hashlib
 import json
 import os
 import random
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-LOSS_PIN = "/sys/fs/bpf/mcast4ai-lab-dloss"
+sys.path.insert(0, os.path.join(REPO, "tools", "traffic"))
+import labrest  # noqa: E402
+from loss import Loss  # noqa: E402
+from topology import host_veth as veth  # noqa: E402
+
 WORK = "/tmp/mcast4ai-distribute-lab"
 PORT = 48400
 
 
 def sh(*cmd, **kw):
     return subprocess.run(list(cmd), capture_output=True, text=True, **kw)
-
-
-class Rest:
-    def __init__(self, base, user, password):
-        self.base = base.rstrip("/") + "/"
-        self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-
-    def call(self, method, path, body=None):
-        req = urllib.request.Request(self.base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": self.auth, "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=15) as r:
-                t = r.read().decode()
-                return r.status, (json.loads(t) if t else {})
-        except urllib.error.HTTPError as e:
-            return e.code, {}
-
-
-def veth(h):
-    return "%s-%s" % (h["ns"], h["iface"])
 
 
 def port_bytes(bridges):
@@ -73,49 +52,6 @@ def port_bytes(bridges):
 def rx_bytes(iface):
     with open("/sys/class/net/%s/statistics/rx_bytes" % iface) as f:
         return int(f.read())
-
-
-class Loss:
-    """ebpf/loss.c on the switch ports of the lossy receivers: every IPv4 packet toward them, at random."""
-
-    def __init__(self):
-        sh("rm", "-rf", LOSS_PIN)
-        os.makedirs(LOSS_PIN)
-        r = sh("bpftool", "prog", "load", os.path.join(REPO, "ebpf", "target", "loss.o"), LOSS_PIN + "/prog",
-               "type", "classifier", "pinmaps", LOSS_PIN)
-        if r.returncode:
-            raise SystemExit("distribute-lab: loading loss.o: " + r.stderr)
-        self.ifaces = []
-
-    def set(self, iface, ppm):
-        sh("tc", "qdisc", "add", "dev", iface, "clsact")
-        if iface not in self.ifaces:
-            sh("tc", "filter", "add", "dev", iface, "egress", "pref", "3", "bpf", "da", "object-pinned",
-               LOSS_PIN + "/prog")
-            self.ifaces.append(iface)
-        idx = int(open("/sys/class/net/%s/ifindex" % iface).read())
-        key = ["%02x" % b for b in struct.pack("<I", idx)]
-        val = ["%02x" % b for b in struct.pack("<IIIHHQQ", 0xFFFFFFFF, 0, ppm, 0, 1, 0, 0)]
-        sh("bpftool", "map", "update", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex", *key, "value", "hex", *val)
-
-    def clear(self):
-        for i in self.ifaces:
-            sh("tc", "filter", "del", "dev", i, "egress", "pref", "3")
-            idx = int(open("/sys/class/net/%s/ifindex" % i).read())
-            sh("bpftool", "map", "delete", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex",
-               *["%02x" % b for b in struct.pack("<I", idx)])
-        self.ifaces = []
-
-    def dropped(self):
-        r = sh("bpftool", "-j", "map", "dump", "pinned", LOSS_PIN + "/loss_cfg")
-        try:
-            return sum(e["formatted"]["value"]["dropped"] for e in json.loads(r.stdout))
-        except (ValueError, KeyError):
-            return 0
-
-    def close(self):
-        self.clear()
-        sh("rm", "-rf", LOSS_PIN)
 
 
 def sha(path):
@@ -136,7 +72,7 @@ class Lab:
             fab = json.load(f)
         self.hosts = fab["hosts"]
         self.bridges = [sw["bridge"] for sw in fab["switches"]]
-        self.rest = Rest(a.rest, a.user, a.password)
+        self.rest = labrest.Rest(a.rest, a.user, a.password)
         self.source = self.hosts[0]
         # receivers spread over the leaves: round robin over the switches
         by_leaf = {}
@@ -157,27 +93,22 @@ class Lab:
                 for _ in range(a.file_mb):
                     f.write(rnd.randbytes(1 << 20))
         self.digest = sha(self.file)
-        self.loss = Loss()
+        self.loss = Loss("/sys/fs/bpf/mcast4ai-lab-dloss")
 
     def group(self, name, receivers):
-        code, g = self.rest.call("POST", "groups", {"tenant": "bench", "name": name, "source": self.source["ip"],
+        code, g = self.rest.request("POST", "groups", {"tenant": "bench", "name": name, "source": self.source["ip"],
                                                      "receivers": [h["ip"] for h in receivers], "mode": "TREE"})
         if code != 201:
             raise RuntimeError("creating group %s: HTTP %d" % (name, code))
         for _ in range(200):
-            code, g = self.rest.call("GET", "groups/%d" % g["id"])
+            code, g = self.rest.request("GET", "groups/%d" % g["id"])
             if g.get("state") == "INSTALLED":
                 return g
             time.sleep(0.05)
         raise RuntimeError("group %s not INSTALLED" % name)
 
     def withdraw(self, gid):
-        self.rest.call("DELETE", "groups/%d" % gid)
-        for _ in range(200):
-            code, _ = self.rest.call("DELETE", "groups/%d?purge=true" % gid)
-            if code == 204:
-                return
-            time.sleep(0.05)
+        self.rest.purge(gid)
 
     def outdir(self, h):
         d = os.path.join(WORK, "rx", h["name"])
@@ -189,7 +120,7 @@ class Lab:
         receivers = self.order[:n]
         lossy = receivers[:min(self.a.lossy, n)] if loss else []
         for h in lossy:
-            self.loss.set(veth(h), int(loss * 10000))
+            self.loss.random(veth(h), int(loss * 10000))
         outs = {h["name"]: self.outdir(h) for h in receivers}
         before_tx, before_fabric = rx_bytes(veth(self.source)), port_bytes(self.bridges)
         t0 = time.monotonic()
@@ -222,7 +153,6 @@ class Lab:
         # the group address follows from the object: the sender creates the group, the receivers are told it
         # here the way a job script would read it (the sender's first line); they start first and wait
         digest16 = self.digest[:16]
-        code, existing = self.rest.call("GET", "groups?tenant=bench&name=obj-" + digest16)
         procs = []
         stats = os.path.join(WORK, "sender.json")
         sender = subprocess.Popen(self.ns(self.source, tool, "send", self.file, "--receivers",
@@ -234,7 +164,7 @@ class Lab:
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         group = None
         for _ in range(600):
-            code, gs = self.rest.call("GET", "groups?tenant=bench&name=obj-" + digest16)
+            code, gs = self.rest.request("GET", "groups?tenant=bench&name=obj-" + digest16)
             live = [g for g in gs.get("groups", []) if g["state"] == "INSTALLED"]
             if live:
                 group = live[0]["address"]

@@ -15,46 +15,24 @@ serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
 import argparse
-import base64
 import json
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tools", "traffic"))
+import labrest  # noqa: E402
 import rc  # noqa: E402
+from loss import Loss  # noqa: E402
+from topology import host_veth  # noqa: E402
 
-LOSS_PIN = "/sys/fs/bpf/mcast4ai-lab-loss"
 PSN_MASK = 0xFFFFFF
-
-
-class Rest:
-    def __init__(self, base, user, password):
-        self.base = base.rstrip("/") + "/"
-        self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-
-    def call(self, method, path, body=None, ok=(200, 201, 204)):
-        req = urllib.request.Request(self.base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": self.auth, "Content-Type": "application/json",
-                                              "Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=15) as r:
-                text = r.read().decode()
-                return json.loads(text) if text else {}
-        except urllib.error.HTTPError as e:
-            if e.code in ok:
-                return {}
-            raise RuntimeError("%s %s: HTTP %d %s" % (method, path, e.code, e.read().decode()[:300]))
 
 
 class Lab:
@@ -64,7 +42,7 @@ class Lab:
             self.fabric = json.load(f)
         self.hosts = self.fabric["hosts"]
         self.by_ip = {h["ip"]: h for h in self.hosts}
-        self.rest = Rest(args.rest, args.user, args.password)
+        self.rest = labrest.Rest(args.rest, args.user, args.password)
         self.source = self.hosts[0]
         self.stranger = self.hosts[1]           # on the source's leaf: the ACK route brings its forgery in
         self.agent = None
@@ -78,8 +56,8 @@ class Lab:
     # ------------------------------------------------------------------ agents
     def agent_cmd(self):
         return [os.path.join(REPO, "tools", "agent", "mcast4ai-agent"), "aggregate",
-                "--iface", self.veth(self.source), "--source", self.source["ip"], "--agent", self.source["name"],
-                "--attach", "%s:egress,%s:egress@%s" % (self.veth(self.source), self.source["iface"],
+                "--iface", host_veth(self.source), "--source", self.source["ip"], "--agent", self.source["name"],
+                "--attach", "%s:egress,%s:egress@%s" % (host_veth(self.source), self.source["iface"],
                                                         self.source["ns"]),
                 "--object", os.path.join(REPO, "ebpf", "target", "ack_agg.o"), "--stall-ms", str(self.a.stall_ms),
                 "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password]
@@ -88,7 +66,7 @@ class Lab:
         ports = os.path.join(self.a.out, "edge-ports.txt")
         with open(ports, "w") as f:
             for h in self.hosts:
-                f.write("%s/%d %s\n" % (h["deviceId"], h["port"], self.veth(h)))
+                f.write("%s/%d %s\n" % (h["deviceId"], h["port"], host_veth(h)))
         self.edge = subprocess.Popen([os.path.join(REPO, "tools", "agent", "mcast4ai-agent"), "edge", "--ports",
                                       ports, "--object", os.path.join(REPO, "ebpf", "target", "edge_rewrite.o"),
                                       "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password],
@@ -103,10 +81,6 @@ class Lab:
                     p.wait(5)
                 except subprocess.TimeoutExpired:
                     p.kill()
-
-    @staticmethod
-    def veth(h):
-        return "%s-%s" % (h["ns"], h["iface"])
 
     # ------------------------------------------------------------------ groups
     def create(self, name, receivers):
@@ -133,21 +107,7 @@ class Lab:
         return self.created
 
     def withdraw(self, gid):
-        """Withdraws and purges (the purge is repeated while the withdrawal is in progress)."""
-        self.rest.call("DELETE", "groups/%d" % gid)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                self.rest.call("DELETE", "groups/%d?purge=true" % gid)
-            except RuntimeError:
-                pass
-            try:
-                self.rest.call("GET", "groups/%d" % gid)
-            except RuntimeError as e:
-                if "HTTP 404" in str(e):
-                    return
-            time.sleep(0.1)
-        raise RuntimeError("group %d not purged in 20 s" % gid)
+        self.rest.purge(gid)
 
     def counters(self, gid, after):
         """The agent's report, once it is newer than `after` (ms) and its counters stopped moving."""
@@ -265,12 +225,14 @@ class Lab:
         gid, ctx = self.create(run, receivers)
         victim = receivers[3]
         drop_psn = (ctx["virtualPeer"]["startPsn"] + self.a.count // 3) & PSN_MASK
-        loss_attach(self.veth(victim), drop_psn)
+        loss = Loss()
+        loss.psn(host_veth(victim), drop_psn)
         try:
             t0 = int(time.time() * 1000)
             res = rc.scenario(self.config(ctx, paces=False))
+            dropped = loss.dropped()
         finally:
-            dropped = loss_detach(self.veth(victim))
+            loss.close()
         ctx, rep = self.counters(gid, t0)
         c = rep.get("counters", {})
         snd = res["sender"]
@@ -396,31 +358,6 @@ class Lab:
                  c.get("dropBeyondSent"), c.get("cnpsIn"), c.get("cnpsOut"),
                  "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lr.get("delivered"),
                  res["beyond_min"], res["done"]), flush=True)
-
-
-def loss_attach(iface, psn):
-    """ebpf/loss.c on the egress of a receiver's port, before the edge rewrite: drops one data packet."""
-    subprocess.run(["rm", "-rf", LOSS_PIN])
-    os.makedirs(LOSS_PIN)
-    subprocess.run(["bpftool", "prog", "load", os.path.join(REPO, "ebpf", "target", "loss.o"), LOSS_PIN + "/prog",
-                    "type", "classifier", "pinmaps", LOSS_PIN], check=True)
-    subprocess.run(["tc", "qdisc", "add", "dev", iface, "clsact"], capture_output=True)
-    subprocess.run(["tc", "filter", "add", "dev", iface, "egress", "pref", "5", "bpf", "da", "object-pinned",
-                    LOSS_PIN + "/prog"], check=True)
-    idx = int(open("/sys/class/net/%s/ifindex" % iface).read())
-    key = struct.pack("<I", idx)
-    val = struct.pack("<IIIHHQQ", psn, 1, 0, 0, 0, 0, 0)
-    subprocess.run(["bpftool", "map", "update", "pinned", LOSS_PIN + "/loss_cfg", "key", "hex"]
-                   + ["%02x" % b for b in key] + ["value", "hex"] + ["%02x" % b for b in val], check=True)
-
-
-def loss_detach(iface):
-    r = subprocess.run(["bpftool", "-j", "map", "dump", "pinned", LOSS_PIN + "/loss_cfg"], capture_output=True,
-                       text=True)
-    dropped = json.loads(r.stdout)[0]["formatted"]["value"]["dropped"] if r.returncode == 0 else -1
-    subprocess.run(["tc", "filter", "del", "dev", iface, "egress", "pref", "5"], capture_output=True)
-    subprocess.run(["rm", "-rf", LOSS_PIN])
-    return dropped
 
 
 def main():

@@ -154,12 +154,6 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
-    /** IPv4 multicast prefix group addresses are allocated from. */
-    private String addressPool = ADDRESS_POOL_DEFAULT;
-
-    /** IPv4 prefix virtual peer addresses of ACK_AGGREGATION groups are allocated from. */
-    private String virtualPeerPool = VIRTUAL_PEER_POOL_DEFAULT;
-
     /** Largest receiver set a group may have. */
     private int maxReceiversPerGroup = MAX_RECEIVERS_PER_GROUP_DEFAULT;
 
@@ -359,35 +353,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (properties == null) {
             return;
         }
-        String poolText = Tools.get(properties, ADDRESS_POOL);
-        if (poolText != null && !poolText.isBlank()) {
-            try {
-                IpPrefix p = IpPrefix.valueOf(poolText.trim());
-                if (!p.isIp4() || !IpPrefix.IPV4_MULTICAST_PREFIX.contains(p)) {
-                    log.warn("{} must be an IPv4 multicast prefix; keeping {}", ADDRESS_POOL, pool);
-                } else {
-                    pool = p;
-                    addressPool = p.toString();
-                }
-            } catch (IllegalArgumentException e) {
-                log.warn("{} '{}' is not a prefix; keeping {}", ADDRESS_POOL, poolText, pool);
-            }
-        }
-        String peerText = Tools.get(properties, VIRTUAL_PEER_POOL);
-        if (peerText != null && !peerText.isBlank()) {
-            try {
-                IpPrefix p = IpPrefix.valueOf(peerText.trim());
-                if (!p.isIp4() || IpPrefix.IPV4_MULTICAST_PREFIX.contains(p) || p.prefixLength() > 26) {
-                    log.warn("{} must be an IPv4 unicast prefix of at least 64 addresses; keeping {}",
-                            VIRTUAL_PEER_POOL, peerPool);
-                } else {
-                    peerPool = p;
-                    virtualPeerPool = p.toString();
-                }
-            } catch (IllegalArgumentException e) {
-                log.warn("{} '{}' is not a prefix; keeping {}", VIRTUAL_PEER_POOL, peerText, peerPool);
-            }
-        }
+        pool = prefix(properties, ADDRESS_POOL, pool, p -> IpPrefix.IPV4_MULTICAST_PREFIX.contains(p),
+                "an IPv4 multicast prefix");
+        peerPool = prefix(properties, VIRTUAL_PEER_POOL, peerPool,
+                p -> !IpPrefix.IPV4_MULTICAST_PREFIX.contains(p) && p.prefixLength() <= 26,
+                "an IPv4 unicast prefix of at least 64 addresses");
         String owners = Tools.get(properties, HOST_TENANTS);
         if (owners != null) {
             try {
@@ -428,10 +398,28 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 }
             }
         }
-        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
-                VIRTUAL_PEER_POOL, virtualPeerPool,
+        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, pool,
+                VIRTUAL_PEER_POOL, peerPool,
                 MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant,
                 FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs, INSTALLER_THREADS, installerThreads);
+    }
+
+    private IpPrefix prefix(Dictionary<?, ?> properties, String name, IpPrefix current,
+                            java.util.function.Predicate<IpPrefix> rule, String what) {
+        String text = Tools.get(properties, name);
+        if (text == null || text.isBlank()) {
+            return current;
+        }
+        try {
+            IpPrefix p = IpPrefix.valueOf(text.trim());
+            if (p.isIp4() && rule.test(p)) {
+                return p;
+            }
+            log.warn("{} must be {}; keeping {}", name, what, current);
+        } catch (IllegalArgumentException e) {
+            log.warn("{} '{}' is not a prefix; keeping {}", name, text, current);
+        }
+        return current;
     }
 
     private int positive(Dictionary<?, ?> properties, String name, int current) {

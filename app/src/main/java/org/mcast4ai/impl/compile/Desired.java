@@ -39,10 +39,20 @@ public final class Desired {
     public final BitmapDecision mode;
     // non-null: the entries must not go out yet (the reason the group waits with in INSTALLING)
     public final String waitingFor;
+    // what the group FAILS with if the wait lasts past the install timeout; AGGREGATION_TIMEOUT: it waits even
+    // when the switches hold its entries already (what it waits for is beside the sender, not on a switch)
+    public final FailureKind waitTimeout;
 
     private Desired(Set<DeviceEntry> entries, Set<String> kinds, GroupPlan plan, Set<HostId> hosts,
                     GroupState outcome, String reason, Set<Endpoint> unreachable, FailureKind failure,
                     BitmapDecision mode, String waitingFor) {
+        this(entries, kinds, plan, hosts, outcome, reason, unreachable, failure, mode, waitingFor,
+                waitingFor == null ? null : FailureKind.STATIC_TABLES_TIMEOUT);
+    }
+
+    private Desired(Set<DeviceEntry> entries, Set<String> kinds, GroupPlan plan, Set<HostId> hosts,
+                    GroupState outcome, String reason, Set<Endpoint> unreachable, FailureKind failure,
+                    BitmapDecision mode, String waitingFor, FailureKind waitTimeout) {
         this.entries = ImmutableSet.copyOf(entries);
         this.kinds = ImmutableSet.copyOf(kinds);
         this.plan = plan;
@@ -53,12 +63,13 @@ public final class Desired {
         this.failure = failure;
         this.mode = mode;
         this.waitingFor = waitingFor;
+        this.waitTimeout = waitTimeout;
     }
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
     public static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
     /** Reason of an ACK_AGGREGATION group whose aggregation point has not joined every receiver yet. */
-    public static final String WAITING_FOR_AGGREGATION = "waiting for the aggregation point beside ";
+    private static final String WAITING_FOR_AGGREGATION = "waiting for the aggregation point beside ";
 
     /** Compiles desired state: TREE through the tree compiler, BITMAP through the bitmap decision. */
     public static final class Compiler {
@@ -119,8 +130,9 @@ public final class Desired {
                         + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
             }
             Set<DeviceEntry> entries = Programmed.entriesOf(compiled.plan);
-            return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan,
-                    compiled.hosts, outcome, reason, unreachable, null, bd, waitingForAggregation(group));
+            String waiting = waitingForAggregation(group);
+            return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan, compiled.hosts, outcome, reason,
+                    unreachable, null, bd, waiting, waiting == null ? null : FailureKind.AGGREGATION_TIMEOUT);
         }
 
         // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:

@@ -195,14 +195,13 @@ public final class GroupInstaller {
             }
         }
         Diff diff = Diff.of(record, desired.entries, null, connected);
-        if (diff.nothingToSend() && desired.waitingFor != null
-                && desired.waitingFor.startsWith(Desired.WAITING_FOR_AGGREGATION)) {
+        if (diff.nothingToSend() && desired.waitTimeout == FailureKind.AGGREGATION_TIMEOUT) {
             // the switches hold what the group needs, the aggregation point not yet
             settleLeft(id, record, diff);
             step.mode(desired.mode);
             P2mpGroup waiting = step.finish(GroupState.INSTALLING, desired.waitingFor, desired.unreachable);
             if (waiting != null) {
-                deadline(waiting);
+                deadline(waiting, desired.waitTimeout);
             }
             return;
         }
@@ -223,7 +222,7 @@ public final class GroupInstaller {
             // reported INSTALLED while its packets were dropped; it is rescheduled when the state is in place
             P2mpGroup waiting = step.finish(GroupState.INSTALLING, desired.waitingFor, desired.unreachable);
             if (waiting != null) {
-                deadline(waiting);
+                deadline(waiting, desired.waitTimeout);
             }
             return;
         }
@@ -265,7 +264,7 @@ public final class GroupInstaller {
      * A group waits for the state its entries need as long as a batch waits for its acknowledgement; then it is
      * FAILED (and installed after all if the state arrives later: see the scheduler's staticTablesInPlace).
      */
-    private void deadline(P2mpGroup waiting) {
+    private void deadline(P2mpGroup waiting, FailureKind kind) {
         int timeout = timeoutMs.getAsInt();
         if (timer == null || timeout <= 0) {
             return;
@@ -273,9 +272,7 @@ public final class GroupInstaller {
         P2mpGroupId id = waiting.id();
         long version = waiting.version();
         String reason = waiting.reason();
-        boolean aggregation = reason.startsWith(Desired.WAITING_FOR_AGGREGATION);
-        FailureKind kind = aggregation ? FailureKind.AGGREGATION_TIMEOUT : FailureKind.STATIC_TABLES_TIMEOUT;
-        String why = aggregation ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
+        String why = kind == FailureKind.AGGREGATION_TIMEOUT ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
                 + waiting.request().source().host() + "? (" + reason + ")" : STATIC_TIMED_OUT + timeout + " ms";
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version

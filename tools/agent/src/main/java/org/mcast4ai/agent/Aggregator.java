@@ -13,7 +13,6 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -271,11 +270,6 @@ public final class Aggregator {
         bpf.update(groupsMap, key(index), new byte[valueSize]);
         held.remove(index);
         log.accept("freed index " + index);
-    }
-
-    /** @return indices of the groups the kernel holds */
-    public Set<Integer> held() {
-        return new HashSet<>(held);
     }
 
     private static byte[] key(int index) {

@@ -15,13 +15,11 @@ final class Installed {
         final int ip;
         final int qpn;
         final boolean stalled;
-        final long acked;
 
-        Slot(int ip, int qpn, boolean stalled, long acked) {
+        Slot(int ip, int qpn, boolean stalled) {
             this.ip = ip;
             this.qpn = qpn;
             this.stalled = stalled;
-            this.acked = acked;
         }
     }
 
@@ -67,7 +65,7 @@ final class Installed {
             JsonNode r = rx.get(s);
             if (r.path("used").asInt() != 0) {
                 slots.put(s, new Slot(be(r.path("ip").asLong()), r.path("qpn").asInt(),
-                        r.path("stalled").asInt() != 0, r.path("acked").asLong()));
+                        r.path("stalled").asInt() != 0));
             }
         }
     }

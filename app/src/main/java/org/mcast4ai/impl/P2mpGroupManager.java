@@ -154,6 +154,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
+    // the settings' fields, named as the properties: ONOS's cfg catalog generator reads their defaults from them
+    /** IPv4 multicast prefix group addresses are allocated from. */
+    private String addressPool = ADDRESS_POOL_DEFAULT;
+
+    /** IPv4 prefix virtual peer addresses of ACK_AGGREGATION groups are allocated from. */
+    private String virtualPeerPool = VIRTUAL_PEER_POOL_DEFAULT;
+
     /** Largest receiver set a group may have. */
     private int maxReceiversPerGroup = MAX_RECEIVERS_PER_GROUP_DEFAULT;
 
@@ -355,9 +362,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         pool = prefix(properties, ADDRESS_POOL, pool, p -> IpPrefix.IPV4_MULTICAST_PREFIX.contains(p),
                 "an IPv4 multicast prefix");
+        addressPool = pool.toString();
         peerPool = prefix(properties, VIRTUAL_PEER_POOL, peerPool,
                 p -> !IpPrefix.IPV4_MULTICAST_PREFIX.contains(p) && p.prefixLength() <= 26,
                 "an IPv4 unicast prefix of at least 64 addresses");
+        virtualPeerPool = peerPool.toString();
         String owners = Tools.get(properties, HOST_TENANTS);
         if (owners != null) {
             try {
@@ -398,8 +407,8 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 }
             }
         }
-        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, pool,
-                VIRTUAL_PEER_POOL, peerPool,
+        log.info("Settings: {}={}, {}={}, {}={}, {}={}, {}={}, {}={}, {}={}", ADDRESS_POOL, addressPool,
+                VIRTUAL_PEER_POOL, virtualPeerPool,
                 MAX_RECEIVERS_PER_GROUP, maxReceiversPerGroup, MAX_GROUPS_PER_TENANT, maxGroupsPerTenant,
                 FLOW_TABLE_ID, flowTableId, INSTALL_TIMEOUT_MS, installTimeoutMs, INSTALLER_THREADS, installerThreads);
     }

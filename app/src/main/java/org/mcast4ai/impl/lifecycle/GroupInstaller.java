@@ -272,8 +272,10 @@ public final class GroupInstaller {
         P2mpGroupId id = waiting.id();
         long version = waiting.version();
         String reason = waiting.reason();
-        String why = kind == FailureKind.AGGREGATION_TIMEOUT ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
-                + waiting.request().source().host() + "? (" + reason + ")" : STATIC_TIMED_OUT + timeout + " ms";
+        String why = kind == FailureKind.AGGREGATION_TIMEOUT
+                ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
+                        + waiting.request().source().host() + "? (" + reason + ")"
+                : STATIC_TIMED_OUT + timeout + " ms";
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
                     || cur.state() != GroupState.INSTALLING || !reason.equals(cur.reason()) ? cur

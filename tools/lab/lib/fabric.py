@@ -289,7 +289,12 @@ def _link(desc, a, b):
     raise LookupError("no link between %s and %s" % (a, b))
 
 
+_CHANGED_AT = []
+
+
 def _vsctl(args):
+    # the fabric changes while this one transaction runs: its start is when a fault's outage may begin
+    _CHANGED_AT.append(time.time())
     run(["ovs-vsctl", "--timeout=30"] + args)
 
 
@@ -372,7 +377,10 @@ def main(argv=None):
             args = [getattr(a, k) for k in ("a", "b", "s", "h", "p") if getattr(a, k, None) is not None]
             if a.cmd == "move-host":
                 args = [a.h, a.s, a.p]
-            log(fault(desc, a.cmd, args))
+            what = fault(desc, a.cmd, args)
+            if _CHANGED_AT:
+                what += " at_ms=%d" % int(_CHANGED_AT[-1] * 1000)
+            log(what)
             return 0
         except (LookupError, RuntimeError, OSError, ValueError) as e:
             log("%s failed: %s" % (a.cmd, e))

@@ -134,6 +134,24 @@ public final class BitmapPlanner {
      * @return static entries per device (devices with none are left out)
      */
     public Map<DeviceId, DeviceEntries> staticEntries(BitmapLayout layout) {
+        // the fingerprint and the sync of one layout ask for the same entries: they are derived once
+        synchronized (this) {
+            if (layout == lastLayout) {
+                return lastEntries;
+            }
+        }
+        Map<DeviceId, DeviceEntries> entries = java.util.Collections.unmodifiableMap(derive(layout));
+        synchronized (this) {
+            lastLayout = layout;
+            lastEntries = entries;
+        }
+        return entries;
+    }
+
+    private BitmapLayout lastLayout;
+    private Map<DeviceId, DeviceEntries> lastEntries;
+
+    private Map<DeviceId, DeviceEntries> derive(BitmapLayout layout) {
         Map<DeviceId, DeviceEntries> out = new LinkedHashMap<>();
         for (BitmapLayout.SwitchPorts sw : layout.switches().values()) {
             DeviceEntries e = device(layout, sw);

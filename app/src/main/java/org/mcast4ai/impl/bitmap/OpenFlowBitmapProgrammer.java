@@ -149,6 +149,10 @@ public final class OpenFlowBitmapProgrammer {
         List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
         for (DeviceId d : devices) {
             if (!connected.test(d)) {
+                // what it holds when it is back is unknown (a switch that restarted comes back empty)
+                synchronized (this) {
+                    dirty.add(d);
+                }
                 continue;
             }
             BitmapPlanner.DeviceEntries was = before.get(d);
@@ -259,6 +263,16 @@ public final class OpenFlowBitmapProgrammer {
         FlowEntry e = flowRuleService.getFlowEntry(r);
         return e != null && e.state() != FlowEntry.FlowEntryState.FAILED
                 && e.state() != FlowEntry.FlowEntryState.REMOVED;
+    }
+
+    /**
+     * A switch connected again: whatever the record says it holds is sent again by the next
+     * {@link #applyStatic}, and only its acknowledgement puts the tables in place.
+     *
+     * @param device the switch
+     */
+    public synchronized void deviceReturned(DeviceId device) {
+        dirty.add(device);
     }
 
     /**

@@ -16,6 +16,7 @@ import org.mcast4ai.impl.bitmap.BitmapLayout;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
 import org.mcast4ai.impl.bitmap.EthSrcBitmap;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
 import org.slf4j.Logger;
 
@@ -150,7 +151,9 @@ public final class BitmapReplication {
     }
 
     private static final long RETRY_FIRST_MS = 250;
-    private static final long RETRY_MAX_MS = 5000;
+    // a switch that came back refuses rules naming egress groups ONOS's group audit has not restored yet: retry
+    // within about one statistics period
+    private static final long RETRY_MAX_MS = 1000;
 
     // A switch that refused its tables (a switch back without the egress groups its rules need, until ONOS's
     // group audit adds them again) is tried again, with backoff, while the layout is current: nothing else
@@ -190,6 +193,21 @@ public final class BitmapReplication {
     }
 
     private volatile ScheduledExecutorService retryTimer;
+
+    /**
+     * A switch connected again: its static tables are sent again in full, and BITMAP groups wait until it
+     * acknowledged them (ONOS's stores still list what it held before; it may have come back empty).
+     *
+     * @param device the switch
+     */
+    public synchronized void deviceReturned(DeviceId device) {
+        if (programmer == null || !inUse) {
+            return;
+        }
+        programmer.deviceReturned(device);
+        staticSent = null;
+        staticInPlace = null;
+    }
 
     /** @param timer where retries of refused static tables are scheduled (null: none) */
     public void setRetryTimer(ScheduledExecutorService timer) {

@@ -338,6 +338,7 @@ public final class GroupInstaller {
             return;
         }
         attempt.devices = devices;
+        log.debug("Group {}: sent to {}", id, devices);
         int timeout = timeoutMs.getAsInt();
         if (timer != null && timeout > 0 && inFlight.get(id.value()) == attempt && !devices.isEmpty()) {
             String why = "no acknowledgement from switch(es) " + devices.stream().map(DeviceId::toString)
@@ -362,6 +363,7 @@ public final class GroupInstaller {
     private void answered(P2mpGroupId id, Diff diff, InstallAttempt attempt) {
         Map<DeviceId, String> rejected = attempt.rejected();
         Set<DeviceId> acked = attempt.acked();
+        log.debug("Group {}: answered by {}, refused by {}", id, acked, rejected.keySet());
         if (rejected.isEmpty()) {
             completed(id, diff, attempt, acked, null, null);
         } else if (rejected.keySet().stream().noneMatch(connected)) {

@@ -101,17 +101,26 @@ public final class GroupScheduler {
         if (improvement) {
             todo.addAll(installer.waitingForFabric());
         }
+        // the groups that use what changed go first: their reroute does not wait for the bit layout below
+        scheduleLive(todo, improvement, why);
         // the bit layout follows the fabric: BITMAP groups are re-decided (their stamps follow moved hosts and
         // uplinks; quiet when nothing changed), AUTO groups too when BITMAP started or stopped fitting (AUTO
         // falls back to TREE, or comes back to BITMAP)
-        boolean fitChanged = bitmaps.refreshFit(snapshots.snapshot());
-        for (P2mpGroup g : store.getAll()) {
-            if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
-                    || fitChanged && g.request().mode() == ReplicationMode.AUTO)) {
-                todo.add(g.id().value());
+        later(() -> {
+            boolean fitChanged = bitmaps.refreshFit(snapshots.snapshot());
+            Set<Long> more = new LinkedHashSet<>();
+            for (P2mpGroup g : store.getAll()) {
+                if (g.state().isLive() && (g.effectiveMode() == ReplicationMode.BITMAP
+                        || fitChanged && g.request().mode() == ReplicationMode.AUTO)) {
+                    more.add(g.id().value());
+                }
             }
-        }
-        for (long g : todo) {
+            scheduleLive(more, improvement, why);
+        });
+    }
+
+    private void scheduleLive(Set<Long> ids, boolean improvement, String why) {
+        for (long g : ids) {
             P2mpGroupId id = P2mpGroupId.of(g);
             if (isMine(id)) {
                 store.get(id).filter(x -> x.state().isLive() && (x.state() != GroupState.FAILED || improvement))
@@ -144,6 +153,7 @@ public final class GroupScheduler {
      * @param device the switch
      */
     public void deviceReturned(DeviceId device) {
+        bitmaps.deviceReturned(device);
         Set<P2mpGroupId> todo = new LinkedHashSet<>();
         store.programmedAll().forEach((id, record) -> {
             if (record.devices().contains(device)) {

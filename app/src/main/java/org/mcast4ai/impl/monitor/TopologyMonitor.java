@@ -1,5 +1,7 @@
 package org.mcast4ai.impl.monitor;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ import java.util.concurrent.Executor;
  * Events are handed to the manager's executor at once, so ONOS's event threads never compute trees.
  */
 public final class TopologyMonitor {
+    private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
 
     /** Receives the groups a topology change affects. */
     public interface Handler {
@@ -133,12 +136,14 @@ public final class TopologyMonitor {
             improvement |= c.improvement;
         }
         String why = burst.get(0).why + (burst.size() > 1 ? " (and " + (burst.size() - 1) + " more changes)" : "");
-        handler.affected(groups, improvement, why);
+        log.debug("{}: {} group(s) affected", why, groups.size());
+        // a returned switch is marked unsure before anything is recompiled onto it
         for (Change c : burst) {
             if (c.returned != null) {
                 handler.deviceReturned(c.returned);
             }
         }
+        handler.affected(groups, improvement, why);
     }
 
     private class InternalDeviceListener implements DeviceListener {

@@ -59,8 +59,12 @@ public final class Lab implements AutoCloseable {
 
     /** How the lab stands in for ONOS's providers; the defaults are what {@link #start} uses. */
     public static final class Settings {
-        /** How often Open vSwitch's database is read for bridges, ports and hosts that came or went. */
-        public long topologyPollMs = 100;
+        /**
+         * How often Open vSwitch's database is read for bridges, ports and hosts that came or went, besides a read
+         * as soon as {@code ovsdb-client monitor} reports a change of the Interface table (ONOS hears of a port from
+         * the switch's port status message, at once).
+         */
+        public long topologyPollMs = 500;
         /**
          * How often the flow and group tables of every switch are compared with the stores (ONOS's statistics
          * polls; 0 never): missing entries are installed again, unknown ones deleted, pending groups confirmed.
@@ -125,6 +129,7 @@ public final class Lab implements AutoCloseable {
                 .register(EventDeliveryService.class, events);
         this.host = new ComponentHost(registry);
         this.watcher = new OvsTopologyWatcher(topology, OvsTopologyWatcher.ovsVsctl(), settings.topologyPollMs);
+        watcher.watchChanges(OvsTopologyWatcher.MONITOR);
         if (settings.auditMs > 0) {
             auditTimer.scheduleWithFixedDelay(() -> {
                 groupService.audit();

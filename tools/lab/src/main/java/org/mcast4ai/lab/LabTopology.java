@@ -1,5 +1,7 @@
 package org.mcast4ai.lab;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 
@@ -16,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * ({@link #update}), so the app sees the lab fail and come back the way it sees a real fabric.
  */
 public final class LabTopology {
+    private static final Logger log = LoggerFactory.getLogger(LabTopology.class);
 
     /** Where a host is attached. */
     public static final class Attachment {
@@ -211,6 +214,7 @@ public final class LabTopology {
             return false;
         }
         state = next;
+        log.debug("topology changed: {} -> {}", before, next);
         for (Observer o : observers) {
             o.changed(before, next);
         }

@@ -140,12 +140,18 @@ public class OvsFlowRuleService implements FlowRuleService {
     private static final Pattern COOKIE = Pattern.compile("cookie=0x([0-9a-f]+)");
 
     private void auditNow() {
+        // the switches are read at once (a statistics poll does not hold up programming for long), then compared
+        Map<DeviceId, CompletableFuture<Ofctl.Result>> dumps = new LinkedHashMap<>();
         bridges.forEach((device, bridge) -> {
-            if (!available.test(device)) {
-                return;
+            if (available.test(device)) {
+                dumps.put(device, CompletableFuture.supplyAsync(() -> ofctl.run(List.of("dump-flows", bridge), null),
+                        switchPool));
             }
-            Ofctl.Result dump = ofctl.run(List.of("dump-flows", bridge), null);
-            if (!dump.ok()) {
+        });
+        dumps.forEach((device, pending) -> {
+            String bridge = bridges.get(device);
+            Ofctl.Result dump = pending.join();
+            if (!dump.ok() || !available.test(device)) {
                 return;
             }
             Set<Long> held = new java.util.HashSet<>();
@@ -262,11 +268,14 @@ public class OvsFlowRuleService implements FlowRuleService {
             if (!any) {
                 break;
             }
+            long waveStart = System.nanoTime();
             List<CompletableFuture<Void>> answers = new ArrayList<>();
             byDevice.forEach((device, parts) -> answers.add(byDevice.size() == 1
                     ? CompletableFuture.completedFuture(runParts(device, parts))
                     : CompletableFuture.runAsync(() -> runParts(device, parts), switchPool)));
             answers.forEach(CompletableFuture::join);
+            log.debug("wave {} of {} batch(es): {} switch(es) in {} ms", wave, batches.size(), byDevice.size(),
+                    (System.nanoTime() - waveStart) / 1_000_000);
             for (BatchTask b : batches) {
                 if (b.failed != null && !b.failed.isEmpty() && b.ops.callback() == null) {
                     b.failed = List.of();

@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -39,9 +40,19 @@ public final class OvsTopologyWatcher implements AutoCloseable {
             "--columns=_uuid,interfaces", "list", "Port", "--",
             "--columns=_uuid,name,ofport", "list", "Interface");
 
+    /**
+     * Prints a line for every change of the Interface table (ports added, deleted, numbered): a switch's
+     * OFPT_PORT_STATUS, which is how ONOS hears of a port at once rather than on a poll.
+     */
+    static final List<String> MONITOR = List.of("ovsdb-client", "monitor", "Open_vSwitch", "Interface",
+            "name,ofport", "--format=json");
+
     private final LabTopology topology;
     private final Supplier<String> reader;
     private final ScheduledExecutorService timer;
+    private final AtomicBoolean pollQueued = new AtomicBoolean();
+    private volatile boolean closed;
+    private volatile Process monitor;
 
     /**
      * @param topology what to update
@@ -57,6 +68,57 @@ public final class OvsTopologyWatcher implements AutoCloseable {
             return t;
         });
         timer.scheduleWithFixedDelay(this::poll, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Reads the database again as soon as a command's output says it changed, besides the periodic read: the
+     * command runs until {@link #close()} and is started again if it ends.
+     *
+     * @param command prints a line per change (for example {@link #MONITOR})
+     */
+    public void watchChanges(List<String> command) {
+        Thread t = new Thread(() -> {
+            while (!closed) {
+                try {
+                    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                    monitor = p;
+                    p.getOutputStream().close();
+                    try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                            p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                        while (in.readLine() != null) {
+                            pollSoon();
+                        }
+                    }
+                    p.waitFor();
+                } catch (IOException e) {
+                    log.debug("change monitor {}: {}", command.get(0), e.toString());
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (!closed) {
+                    try {
+                        Thread.sleep(1000); // the periodic read goes on meanwhile
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        }, "mcast4ai-lab-topology-monitor");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void pollSoon() {
+        if (pollQueued.compareAndSet(false, true)) {
+            try {
+                timer.execute(() -> {
+                    pollQueued.set(false);
+                    poll();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                pollQueued.set(false);
+            }
+        }
     }
 
     /** @return a reader that runs the real {@code ovs-vsctl} */
@@ -205,6 +267,11 @@ public final class OvsTopologyWatcher implements AutoCloseable {
     /** Stops polling. */
     @Override
     public void close() {
+        closed = true;
+        Process p = monitor;
+        if (p != null) {
+            p.destroy();
+        }
         timer.shutdownNow();
     }
 }

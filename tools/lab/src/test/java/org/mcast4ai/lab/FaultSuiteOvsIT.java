@@ -90,7 +90,14 @@ class FaultSuiteOvsIT {
         cmd.addAll(List.of("--fabric", running.fabricFile.toString()));
         LabHarness.Run r = LabHarness.run(cmd, 60);
         assertEquals(0, r.code, String.join(" ", args) + ": " + r.out);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("at_ms=(\\d+)").matcher(r.out);
+        if (m.find()) {
+            changedAt = Long.parseLong(m.group(1));
+        }
     }
+
+    /** When the last fabric command began its change (the tool's own start-up is not part of an outage). */
+    private static volatile long changedAt;
 
     private static void ofctl(String... args) {
         List<String> cmd = new ArrayList<>(List.of("ovs-ofctl", "-O", "OpenFlow13"));
@@ -183,6 +190,8 @@ class FaultSuiteOvsIT {
         long strays = 0;
         int silent = 0;
         long maxReroute = 0;
+        String only = System.getProperty("mcast4ai.faults.only", "");
+        scenarios.removeIf(s -> java.util.Arrays.stream(only.split(",")).noneMatch(s.name::contains));
         for (FaultScenario s : scenarios) {
             Map<String, Object> r = run(s);
             REPORT.add(r);
@@ -234,7 +243,10 @@ class FaultSuiteOvsIT {
         long t0 = System.currentTimeMillis();
         Thread.sleep(s.faultAtMs);
         long faultAt = System.currentTimeMillis();
+        changedAt = 0;
         s.fault.run();
+        faultAt = Math.max(faultAt, changedAt);
+        System.out.println(java.time.Instant.ofEpochMilli(faultAt) + " fault: " + s.name);
         Thread.sleep(s.restoreAtMs - s.faultAtMs - 500);
         Map<String, JsonNode> during = new LinkedHashMap<>();
         for (FaultGroup g : GROUPS.values()) {
@@ -242,7 +254,10 @@ class FaultSuiteOvsIT {
         }
         Thread.sleep(Math.max(0, t0 + s.restoreAtMs - System.currentTimeMillis()));
         long restoreAt = System.currentTimeMillis();
+        changedAt = 0;
         s.restore.run();
+        restoreAt = Math.max(restoreAt, changedAt);
+        System.out.println(java.time.Instant.ofEpochMilli(restoreAt) + " restore: " + s.name);
         if (!stream.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) || stream.exitValue() != 0) {
             stream.destroyForcibly();
             throw new AssertionError("stream.py failed: " + Files.readString(out.resolveSibling("stream.log")));

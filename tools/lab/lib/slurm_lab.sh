@@ -3,8 +3,9 @@
 # all on this machine), mcast4ai-prolog/-epilog as PrologSlurmctld/EpilogSlurmctld, and a job submitted with
 # sbatch that loads a file on every node with tools/slurm/distribute-checkpoint.sbatch; each node's task runs in its
 # host's network namespace. Checks that the prolog created the job's group before the job ran, that every receiver
-# verified the file, and that the epilog withdrew the group; ends with one line
-#   slurm: job=J nodes=N group_created=1 withdrawn=1 verified=V
+# verified the file, and that the epilog withdrew the group; then that a job without the comment gets no group, that
+# a job cancelled while it runs loses its group, and that a comment the prolog cannot read holds the job. Ends with
+#   slurm: job=J nodes=N group_created=1 withdrawn=1 verified=V cancelled_withdrawn=1 unasked_none=1 bad_comment_held=1
 #
 #   slurm_lab.sh --fabric FABRIC.json --rest BASE [--user U --password P] [--nodes N] [--size-mb M]
 set -uo pipefail
@@ -159,7 +160,46 @@ for n in "${names[@]:1}"; do
     got=$(sha256sum "$dir/out/$n/$(basename "$file")" 2>/dev/null | cut -d' ' -f1)
     [ "$got" = "$want" ] && verified=$((verified + 1))
 done
+
+# a job that does not ask gets no group; a job cancelled while it runs loses its group all the same; a comment the
+# prolog cannot read holds the job, naming the option
+group_count() { api "groups?tenant=lab&name=slurm-$1" | jq -r '[.groups[] | select(.state != "WITHDRAWN")] | length'; }
+job_state() { scontrol show job "$1" -o 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+plain=$(sbatch --parsable --nodes=2 --output=/dev/null --wrap "sleep 1") || fail "sbatch refused a plain job"
+cancel=$(sbatch --parsable --nodes=3 --comment=mcast4ai:tenant=lab --output=/dev/null --wrap "sleep 120") \
+    || fail "sbatch refused the job to cancel"
+bad=$(sbatch --parsable --nodes=2 --comment=mcast4ai:colour=red --output=/dev/null --wrap "sleep 1") \
+    || fail "sbatch refused the job with a bad comment"
+unasked=0 cancelled_withdrawn=0 refused=0
+for _ in $(seq 240); do
+    [ "$(job_state "$cancel")" = RUNNING ] && [ "$(group_count "$cancel")" = 1 ] && break
+    sleep 0.25
+done
+[ "$(group_count "$cancel")" = 1 ] || say "job $cancel: no group while it ran"
+scancel "$cancel"
+for _ in $(seq 120); do
+    [ "$(group_count "$cancel")" = 0 ] && [ "$(group_count "$plain")" = 0 ] && { cancelled_withdrawn=1; break; }
+    sleep 0.25
+done
+for _ in $(seq 80); do
+    case "$(job_state "$plain")" in COMPLETED|FAILED|"") break ;; esac
+    sleep 0.25
+done
+[ "$(api "groups?name=slurm-$plain" | jq -r '.groups | length')" = 0 ] && unasked=1
+for _ in $(seq 80); do
+    grep -q "unknown option 'colour=red'" "$dir/log/prolog.log" 2>/dev/null && break
+    sleep 0.25
+done
+bad_state=$(job_state "$bad")
+grep -q "unknown option 'colour=red'" "$dir/log/prolog.log" && [ "$bad_state" != COMPLETED ] \
+    && [ "$bad_state" != RUNNING ] && [ "$(group_count "$bad")" = 0 ] && refused=1
+scancel "$bad" 2>/dev/null
+say "job $plain without the comment: group made=$((1 - unasked)); job $cancel cancelled while running: group" \
+    "withdrawn=$cancelled_withdrawn; job $bad with --comment=mcast4ai:colour=red: $bad_state, refused=$refused"
+
 tr '\r' '\n' <"$dir/job-$job.out" 2>/dev/null | grep -v '^distribute: sent' | sed 's/^/slurm-lab: job output: /' | tail -8
 sed 's/^/slurm-lab: /' "$dir/log/prolog.log" "$dir/log/epilog.log" 2>/dev/null | tail -4
-echo "slurm: job=$job nodes=${#names[@]} group_created=$created withdrawn=$withdrawn verified=$verified"
-[ "$st" = COMPLETED ] && [ "$created" = 1 ] && [ "$withdrawn" = 1 ] && [ "$verified" = $((${#names[@]} - 1)) ]
+echo "slurm: job=$job nodes=${#names[@]} group_created=$created withdrawn=$withdrawn verified=$verified" \
+    "cancelled_withdrawn=$cancelled_withdrawn unasked_none=$unasked bad_comment_held=$refused"
+[ "$st" = COMPLETED ] && [ "$created" = 1 ] && [ "$withdrawn" = 1 ] && [ "$verified" = $((${#names[@]} - 1)) ] \
+    && [ "$cancelled_withdrawn" = 1 ] && [ "$unasked" = 1 ] && [ "$refused" = 1 ]

@@ -334,7 +334,11 @@ class Sender:
                 continue
             for s, n in ranges:
                 want.update(range(s, min(s + n, self.m.total)))
-        if adapt:
+        if adapt and not shares:
+            # nobody NACKed: a clean window, but no measurement of the links either (the first checkpoint comes
+            # before any FIN, and NACKs can arrive a window late): the floor below is not lowered by it
+            self.rate = min(self.max_rate, self.rate * (1.5 if self.slow_start else 1.05))
+        elif adapt:
             # the median receiver's loss: the path's capacity when most lose, a few receivers' links when not
             ranked = sorted(shares.get(r, 0.0) for r in self.expected) or [0.0]
             median = ranked[len(ranked) // 2]

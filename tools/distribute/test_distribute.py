@@ -4,6 +4,7 @@ import os
 import random
 import sys
 import tempfile
+import types
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,3 +66,51 @@ class ManifestTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RateTest(unittest.TestCase):
+    """The sender's rate against the receivers' NACKs, checkpoint window by window (repair with adapt)."""
+
+    def sender(self, receivers):
+        s = object.__new__(distribute.Sender)
+        s.expected = set(receivers)
+        s.catchup = set()
+        s.max_rate = 200e6 / 8
+        s.rate = s.max_rate / 4
+        s.slow_start = True
+        s.recent = []
+        s.stats = {}
+        s.send = lambda seq, repair=False: None
+        s.m = types.SimpleNamespace(total=10 ** 6)
+        s.a = types.SimpleNamespace(catchup=0.25)
+        return s
+
+    def window(self, s, losses):
+        nacks = {who: [(0, int(share * distribute.CHECKPOINT))] for who, share in losses.items() if share}
+        s.repair(nacks, adapt=True, window=distribute.CHECKPOINT)
+
+    def test_lossy_links_do_not_collapse_the_rate(self):
+        # both receivers behind links losing 5 % whatever the rate; the first checkpoint comes before any NACK
+        s = self.sender(["a", "b"])
+        rnd = random.Random(7)
+        self.window(s, {})
+        for _ in range(40):
+            self.window(s, {"a": rnd.gauss(0.05, 0.007), "b": rnd.gauss(0.05, 0.007)})
+        self.assertGreater(s.rate, s.max_rate / 2, "a link's steady loss is not congestion")
+
+    def test_congestion_cuts_the_rate(self):
+        s = self.sender(["a", "b", "c"])
+        for _ in range(6):
+            self.window(s, {"a": 0.01, "b": 0.01, "c": 0.01})
+        before = s.rate
+        for _ in range(3):
+            self.window(s, {"a": 0.2, "b": 0.25, "c": 0.3})
+        self.assertLess(s.rate, before * 0.5, "most receivers losing far above the floor is congestion")
+
+    def test_a_window_without_nacks_grows_the_rate(self):
+        s = self.sender(["a", "b"])
+        start = s.rate
+        for _ in range(4):
+            self.window(s, {})
+        self.assertEqual(min(s.max_rate, start * 1.5 ** 4), s.rate)
+        self.assertEqual([], s.recent, "no NACK is no measurement of the links")

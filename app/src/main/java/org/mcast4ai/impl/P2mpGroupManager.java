@@ -294,6 +294,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         bitmaps.setOwner(() -> workPartitionService.isMine(0L, Long::longValue));
         store.addStaticTablesListener(staticTablesChanged);
         bitmaps.setRetryTimer(timer);
+        bitmaps.setNewest(snapshots::snapshot);
         topology.start();
         workPartitionService.addListener(partitionListener);
         scheduler.later(scheduler::resumeOwnedGroups);

@@ -61,6 +61,34 @@ class BitmapReplicationTest {
         h.flows.ackAll();
     }
 
+    private static org.mcast4ai.engine.FabricSnapshot twoLeaves(int hostsOnSecond) {
+        org.mcast4ai.engine.FabricSnapshot.Builder b = org.mcast4ai.engine.FabricSnapshot.builder();
+        b.addSwitch("s1", org.mcast4ai.engine.Role.SPINE);
+        b.addSwitch("l1", org.mcast4ai.engine.Role.LEAF);
+        b.addSwitch("l2", org.mcast4ai.engine.Role.LEAF);
+        b.addLink("l1", 10, "s1", 1);
+        b.addLink("s1", 1, "l1", 10);
+        b.addLink("l2", 10, "s1", 2);
+        b.addLink("s1", 2, "l2", 10);
+        b.addHost("a", "l1", 1);
+        for (int i = 0; i < hostsOnSecond; i++) {
+            b.addHost("b" + i, "l2", 1 + i);
+        }
+        return b.build();
+    }
+
+    @Test
+    void aCompileHoldingAnOlderSnapshotDoesNotTurnTheStaticTablesBack() {
+        org.mcast4ai.impl.compile.BitmapReplication bitmaps = new org.mcast4ai.impl.compile.BitmapReplication(
+                h.store, new org.mcast4ai.impl.fabric.HostResolver(TestFabric.leafSpine().hosts), null);
+        org.mcast4ai.engine.FabricSnapshot old = twoLeaves(2);
+        org.mcast4ai.engine.FabricSnapshot newer = twoLeaves(1);
+        bitmaps.setNewest(() -> newer);
+        BitmapLayout now = bitmaps.layout(newer);
+        assertTrue(now == bitmaps.layout(old), "the layout of the newest snapshot, whatever the caller holds");
+        assertTrue(now == bitmaps.layout(newer), "computed once");
+    }
+
     @Test
     void staticTablesGoAtActivationAndEachGroupAddsOnlyItsStampOnTheSourceLeaf() {
         assertEquals(8, h.groups.added.size(), "one static egress group per host port, before any group");

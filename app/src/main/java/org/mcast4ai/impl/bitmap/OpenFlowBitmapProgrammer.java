@@ -40,6 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * never per group.
  */
 public final class OpenFlowBitmapProgrammer {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
     private final FlowRuleService flowRuleService;
     private final GroupService groupService;
     private final ApplicationId appId;
@@ -239,6 +240,8 @@ public final class OpenFlowBitmapProgrammer {
                 stale.add(r);
             }
         });
+        log.debug("static sync {}{}: {} group(s) to add, {} rule(s) to add, {} to remove, {} stale group(s)", device,
+                unsure ? " (unsure)" : "", newGroups.size(), add.size(), stale.size(), staleGroups.size());
         return addGroups(newGroups).thenCompose(x -> applyFlows(add, stale)).thenRun(() -> {
             for (GroupDescription g : staleGroups) {
                 groupService.removeGroup(g.deviceId(), g.appCookie(), appId);

@@ -108,6 +108,16 @@ public final class BitmapReplication {
         if (fabric == layoutOf) {
             return layout;
         }
+        // a compile that started before the last topology change holds an older snapshot: the static tables
+        // follow the newest, never back and forth between the two
+        java.util.function.Supplier<FabricSnapshot> c = newest;
+        FabricSnapshot now = c == null ? fabric : c.get();
+        if (now != fabric) {
+            fabric = now;
+            if (fabric == layoutOf) {
+                return layout;
+            }
+        }
         List<String> positions = new ArrayList<>();
         for (int h = 0; h < fabric.hostCount(); h++) {
             positions.add(BitmapLayout.positionKey(fabric.switchName(fabric.hostSwitch(h)), fabric.hostPort(h)));
@@ -193,6 +203,12 @@ public final class BitmapReplication {
     }
 
     private volatile ScheduledExecutorService retryTimer;
+    private volatile java.util.function.Supplier<FabricSnapshot> newest;
+
+    /** @param snapshots the newest snapshot of the fabric (what the static tables follow) */
+    public void setNewest(java.util.function.Supplier<FabricSnapshot> snapshots) {
+        this.newest = snapshots;
+    }
 
     /**
      * A switch connected again: its static tables are sent again in full, and BITMAP groups wait until it

@@ -110,13 +110,19 @@ class OpenFlowBitmapProgrammerTest {
         assertEquals(6, flows.batches.size());
     }
 
-    @Test
-    void aSwitchThatComesBackGetsItsStaticTablesAgain() throws Exception {
+    /** The static tables of a 2-spine, 4-leaf fabric, acknowledged by every switch. */
+    private BitmapLayout installed(OpenFlowBitmapProgrammer p) throws Exception {
         BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
-        CompletableFuture<Void> first = programmer.applyStatic(layout);
+        CompletableFuture<Void> first = p.applyStatic(layout);
         groups.answer(GroupEvent.Type.GROUP_ADDED);
         flows.ack();
         first.get();
+        return layout;
+    }
+
+    @Test
+    void aSwitchThatComesBackGetsItsStaticTablesAgain() throws Exception {
+        BitmapLayout layout = installed(programmer);
         DeviceId leaf1 = DeviceId.deviceId(BitmapFabrics.leaf(1));
         int leaf1Rules = programmer.planner().staticEntries(layout).get(leaf1).rules().size();
 
@@ -140,11 +146,7 @@ class OpenFlowBitmapProgrammerTest {
         Set<DeviceId> down = new java.util.HashSet<>();
         OpenFlowBitmapProgrammer p = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
                 BitmapPlanner.DEFAULT_CHAIN_BASE, d -> !down.contains(d));
-        BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
-        CompletableFuture<Void> first = p.applyStatic(layout);
-        groups.answer(GroupEvent.Type.GROUP_ADDED);
-        flows.ack();
-        first.get();
+        BitmapLayout layout = installed(p);
         DeviceId leaf2 = DeviceId.deviceId(BitmapFabrics.leaf(2));
         down.add(leaf2);
         p.applyStatic(layout).get();
@@ -160,11 +162,7 @@ class OpenFlowBitmapProgrammerTest {
 
     @Test
     void aTopologyChangeSendsOnlyTheDifference() throws Exception {
-        BitmapLayout before = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
-        CompletableFuture<Void> first = programmer.applyStatic(before);
-        groups.answer(GroupEvent.Type.GROUP_ADDED);
-        flows.ack();
-        first.get();
+        installed(programmer);
         // the last host leaves: its bit disappears, nobody else's bit changes
         FabricSnapshot.Builder b = FabricSnapshot.builder();
         FabricSnapshot full = BitmapFabrics.leafSpine(2, 4, 2);

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.AggregationContext;
@@ -31,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mcast4ai.impl.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.hostId;
 
 /**
  * ACK_AGGREGATION groups through the real manager and store: what the request must carry, the virtual peer the

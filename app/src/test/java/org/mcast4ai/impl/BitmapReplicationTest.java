@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.impl.compile.Desired;
 import org.mcast4ai.impl.lifecycle.GroupInstaller;
 import org.mcast4ai.impl.store.StaticTables;
@@ -35,9 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
 import static org.mcast4ai.testing.FakeFlowRuleService.devices;
-import static org.mcast4ai.impl.TestFabric.hostId;
-import static org.mcast4ai.impl.TestFabric.leaf;
-import static org.mcast4ai.impl.TestFabric.spine;
+import static org.mcast4ai.testing.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.leaf;
+import static org.mcast4ai.testing.TestFabric.spine;
 
 /**
  * BITMAP replication through the group service on the 2-spine, 4-leaf, 2-hosts-per-leaf test fabric (8

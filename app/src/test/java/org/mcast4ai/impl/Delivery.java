@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;

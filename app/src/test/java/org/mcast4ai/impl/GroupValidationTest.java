@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
-import static org.mcast4ai.impl.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.hostId;
 
 /**
  * Every refusal of the group service: the kind, a message that names the problem, and no change to any

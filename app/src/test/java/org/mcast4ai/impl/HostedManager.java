@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.FakeGroupService;

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.Endpoint;

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.impl.store.DistributedP2mpGroupStore;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakeFlowRuleService;

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
@@ -10,7 +11,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
-import static org.mcast4ai.impl.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.hostId;
 
 /** What a group installed survives a restart of the app in the same cluster, and unfinished work resumes. */
 class ManagerRestartTest {

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import com.google.common.collect.ImmutableSet;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mcast4ai.impl.ManagerHarness.request;
-import static org.mcast4ai.impl.TestFabric.hostId;
-import static org.mcast4ai.impl.TestFabric.leaf;
+import static org.mcast4ai.testing.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.leaf;
 
 /** The group lifecycle against a leaf-spine fabric: install only on acknowledgement, updates, withdraw. */
 class P2mpGroupManagerTest {

@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mcast4ai.impl.TestFabric.hostId;
-import static org.mcast4ai.impl.TestFabric.leaf;
-import static org.mcast4ai.impl.TestFabric.spine;
+import static org.mcast4ai.testing.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.leaf;
+import static org.mcast4ai.testing.TestFabric.spine;
 
 /** Link, device and host changes re-compile the affected groups only, make-before-break. */
 class TopologyChangeTest {

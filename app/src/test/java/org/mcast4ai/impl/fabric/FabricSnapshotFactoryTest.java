@@ -1,6 +1,6 @@
 package org.mcast4ai.impl.fabric;
 
-import org.mcast4ai.impl.TestFabric;
+import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.Role;
@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mcast4ai.impl.TestFabric.hostId;
-import static org.mcast4ai.impl.TestFabric.leaf;
-import static org.mcast4ai.impl.TestFabric.spine;
+import static org.mcast4ai.testing.TestFabric.hostId;
+import static org.mcast4ai.testing.TestFabric.leaf;
+import static org.mcast4ai.testing.TestFabric.spine;
 
 /** The snapshot mirrors available devices, active links and located hosts; it is rebuilt only when stale. */
 class FabricSnapshotFactoryTest {

@@ -1,6 +1,6 @@
 package org.mcast4ai.impl.monitor;
 
-import org.mcast4ai.impl.TestFabric;
+import org.mcast4ai.testing.TestFabric;
 import com.google.common.collect.ImmutableSet;
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.GroupPlan;

@@ -1,4 +1,4 @@
-package org.mcast4ai.impl;
+package org.mcast4ai.testing;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
@@ -16,6 +16,8 @@ import org.onosproject.net.Host;
 import org.onosproject.net.HostId;
 import org.onosproject.net.HostLocation;
 import org.onosproject.net.Link;
+import org.onosproject.net.Port;
+import org.onosproject.net.DefaultPort;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
@@ -33,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -231,8 +234,33 @@ public final class TestFabric {
     }
 
     /** Device service over the fabric. */
-    final class Devices extends DeviceServiceAdapter {
-        private final List<DeviceListener> listeners = new ArrayList<>();
+    public final class Devices extends DeviceServiceAdapter {
+        private final List<DeviceListener> listeners = new CopyOnWriteArrayList<>();
+
+        @Override
+        public int getDeviceCount() {
+            return deviceMap.size();
+        }
+
+        @Override
+        public int getAvailableDeviceCount() {
+            return (int) deviceMap.keySet().stream().filter(d -> !down.contains(d)).count();
+        }
+
+        @Override
+        public List<Port> getPorts(DeviceId id) {
+            if (!isAvailable(id)) {
+                return List.of();
+            }
+            Device d = deviceMap.get(id);
+            Set<Long> numbers = new java.util.TreeSet<>();
+            hostMap.values().stream().filter(h -> h.location().deviceId().equals(id))
+                    .forEach(h -> numbers.add(h.location().port().toLong()));
+            linkList.stream().filter(l -> l.src().deviceId().equals(id))
+                    .forEach(l -> numbers.add(l.src().port().toLong()));
+            return numbers.stream().map(n -> (Port) new DefaultPort(d, port(n), true))
+                    .collect(ImmutableList.toImmutableList());
+        }
 
         @Override
         public Iterable<Device> getAvailableDevices() {
@@ -271,8 +299,8 @@ public final class TestFabric {
     }
 
     /** Link service over the fabric. */
-    final class Links extends LinkServiceAdapter {
-        private final List<LinkListener> listeners = new ArrayList<>();
+    public final class Links extends LinkServiceAdapter {
+        private final List<LinkListener> listeners = new CopyOnWriteArrayList<>();
 
         @Override
         public Iterable<Link> getActiveLinks() {
@@ -305,8 +333,14 @@ public final class TestFabric {
     }
 
     /** Host service over the fabric. */
-    final class Hosts extends HostServiceAdapter {
-        private final List<HostListener> listeners = new ArrayList<>();
+    public final class Hosts extends HostServiceAdapter {
+        private final List<HostListener> listeners = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Set<Host> getConnectedHosts(DeviceId id) {
+            return hostMap.values().stream().filter(h -> h.location().deviceId().equals(id))
+                    .collect(Collectors.toSet());
+        }
 
         @Override
         public Iterable<Host> getHosts() {

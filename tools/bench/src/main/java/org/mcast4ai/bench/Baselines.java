@@ -16,6 +16,10 @@ import java.util.SplittableRandom;
  *   <li>flat BIER (RFC 8279/8296): BFR-ids in host order, one packet per set identifier touched, a 12-byte
  *       BIER header plus the bitstring, replicated along the shortest-path tree of each set.</li>
  * </ul>
+ * Like the engine, which works on the snapshot's precomputed indices, the baselines get their topology state
+ * once: the shortest-path distances from a source switch (what a router's FIB or a BFR's BIFT holds) are
+ * computed on first use and kept, and the per-call scratch marks are reused, so a call costs the group's own
+ * work, not a breadth-first search and a clear of every link.
  */
 final class Baselines {
     /** BIER header bytes before the bitstring (RFC 8296). */
@@ -23,10 +27,20 @@ final class Baselines {
 
     private final FabricSnapshot f;
     private final int[] reverse;   // directed link u->v to v->u
+    private final int[][] distFrom;
+    // a link (switch) is marked in the current call when its mark equals the call's stamp
+    private final int[] linkMark;
+    private final int[] switchMark;
+    private final int[] egressMark;
+    private int stamp;
 
     /** @param fabric the snapshot; the reverse-link index is topology state, built once */
     Baselines(FabricSnapshot fabric) {
         this.f = fabric;
+        distFrom = new int[fabric.switchCount()][];
+        linkMark = new int[fabric.linkCount()];
+        switchMark = new int[fabric.switchCount()];
+        egressMark = new int[fabric.switchCount()];
         reverse = new int[fabric.linkCount()];
         for (int u = 0; u < fabric.switchCount(); u++) {
             for (int e = fabric.linkStart(u); e < fabric.linkStart(u + 1); e++) {
@@ -42,6 +56,29 @@ final class Baselines {
         int stateSwitches;   // switches holding per-group state
         int sets;            // packets the source sends (BIER)
         int headerBytes;     // per packet (BIER)
+    }
+
+    /** @return hops from {@code root} to every switch, -1 if unreachable (computed once per root) */
+    int[] dist(int root) {
+        int[] d = distFrom[root];
+        if (d == null) {
+            d = bfs(root);
+            distFrom[root] = d;
+        }
+        return d;
+    }
+
+    // a fresh stamp for the marks; n consecutive values are reserved (BIER: one per set)
+    private int stamps(int n) {
+        if (stamp > Integer.MAX_VALUE - n - 1) {
+            java.util.Arrays.fill(linkMark, 0);
+            java.util.Arrays.fill(switchMark, 0);
+            java.util.Arrays.fill(egressMark, 0);
+            stamp = 0;
+        }
+        int first = stamp + 1;
+        stamp += n;
+        return first;
     }
 
     int[] bfs(int root) {
@@ -68,8 +105,8 @@ final class Baselines {
 
     Result unicast(int source, int[] receivers) {
         int root = f.hostSwitch(source);
-        int[] dist = bfs(root);
-        boolean[] used = new boolean[f.linkCount()];
+        int[] dist = dist(root);
+        int mark = stamps(1);
         Result r = new Result();
         for (int rcv : receivers) {
             int v = f.hostSwitch(rcv);
@@ -85,8 +122,8 @@ final class Baselines {
                     if (dist[f.linkTo(e)] == dist[v] - 1 && pick-- == 0) {
                         int l = reverse[e];
                         r.linkCopies++;
-                        if (!used[l]) {
-                            used[l] = true;
+                        if (linkMark[l] != mark) {
+                            linkMark[l] = mark;
                             r.linksUsed++;
                         }
                         v = f.linkTo(e);
@@ -100,43 +137,46 @@ final class Baselines {
 
     Result trellis(int source, int[] receivers, long seed) {
         int root = f.hostSwitch(source);
-        int[] dist = bfs(root);
-        boolean[] inTree = new boolean[f.linkCount()];
-        boolean[] egressDone = new boolean[f.switchCount()];
-        boolean[] stateAt = new boolean[f.switchCount()];
-        PathSearch search = new PathSearch(dist, inTree, root, new SplittableRandom(seed));
+        int[] dist = dist(root);
+        int mark = stamps(1);
+        PathSearch search = new PathSearch(dist, mark, root, new SplittableRandom(seed));
         Result r = new Result();
-        stateAt[root] = true;
+        state(root, mark, r);
         for (int rcv : receivers) {
             int leaf = f.hostSwitch(rcv);
-            stateAt[leaf] = true;
-            if (leaf == root || egressDone[leaf] || dist[leaf] < 0) {
+            state(leaf, mark, r);
+            if (leaf == root || egressMark[leaf] == mark || dist[leaf] < 0) {
                 continue;
             }
-            egressDone[leaf] = true;
+            egressMark[leaf] = mark;
             search.best = -1;
             search.ties = 0;
             search.walk(leaf, 0, 0);
             for (int i = 0; i < search.bestLength; i++) {
                 int l = search.bestPath[i];
-                if (!inTree[l]) {
-                    inTree[l] = true;
+                if (linkMark[l] != mark) {
+                    linkMark[l] = mark;
                     r.linksUsed++;
-                    stateAt[f.linkTo(l)] = true;
+                    state(f.linkTo(l), mark, r);
                 }
             }
         }
         r.linkCopies = r.linksUsed;
-        for (boolean b : stateAt) {
-            r.stateSwitches += b ? 1 : 0;
-        }
         return r;
+    }
+
+    // a switch that holds the group's next and forwarding objectives
+    private void state(int sw, int mark, Result r) {
+        if (switchMark[sw] != mark) {
+            switchMark[sw] = mark;
+            r.stateSwitches++;
+        }
     }
 
     /** Depth-first enumeration of every shortest path, walking back from the egress leaf to the source. */
     private final class PathSearch {
         private final int[] dist;
-        private final boolean[] inTree;
+        private final int mark;
         private final int root;
         private final SplittableRandom rnd;
         private final int[] path = new int[64];
@@ -145,9 +185,9 @@ final class Baselines {
         private int best;
         private int ties;
 
-        PathSearch(int[] dist, boolean[] inTree, int root, SplittableRandom rnd) {
+        PathSearch(int[] dist, int mark, int root, SplittableRandom rnd) {
             this.dist = dist;
-            this.inTree = inTree;
+            this.mark = mark;
             this.root = root;
             this.rnd = rnd;
         }
@@ -168,7 +208,7 @@ final class Baselines {
                 if (dist[u] == dist[v] - 1) {
                     int l = reverse[e];
                     path[depth] = l;
-                    walk(u, depth + 1, score + (inTree[l] ? 1 : 0));
+                    walk(u, depth + 1, score + (linkMark[l] == mark ? 1 : 0));
                 }
             }
         }
@@ -181,35 +221,61 @@ final class Baselines {
 
     Result bier(int source, int[] receivers, int bsl) {
         int root = f.hostSwitch(source);
-        int[] dist = bfs(root);
+        int[] dist = dist(root);
         int sets = (f.hostCount() + bsl - 1) / bsl;
-        boolean[][] used = new boolean[sets][];
         Result r = new Result();
         r.headerBytes = BIER_FIXED_BYTES + bsl / 8;
+        // one packet per set: its receivers are taken together (a counting sort by set), so that one mark per
+        // set is enough for the links its packet crosses
+        if (setStart.length < sets + 1) {
+            setStart = new int[sets + 1];
+        }
+        java.util.Arrays.fill(setStart, 0, sets + 1, 0);
         for (int rcv : receivers) {
-            int si = rcv / bsl;
-            if (used[si] == null) {
-                used[si] = new boolean[f.linkCount()];
-                r.sets++;
+            setStart[rcv / bsl + 1]++;
+        }
+        for (int si = 0; si < sets; si++) {
+            setStart[si + 1] += setStart[si];
+        }
+        if (bySet.length < receivers.length) {
+            bySet = new int[receivers.length];
+        }
+        for (int rcv : receivers) {
+            bySet[setStart[rcv / bsl]++] = rcv;
+        }
+        // setStart[si] is now where set si + 1 begins
+        int from = 0;
+        for (int si = 0; si < sets; si++) {
+            int to = setStart[si];
+            if (to == from) {
+                continue;
             }
-            // F-BM replication along the shortest-path tree: the same equal-cost choice for every bit
-            int v = f.hostSwitch(rcv);
-            while (v != root && dist[v] > 0) {
-                for (int e = f.linkStart(v); e < f.linkStart(v + 1); e++) {
-                    if (dist[f.linkTo(e)] == dist[v] - 1) {
-                        int l = reverse[e];
-                        if (!used[si][l]) {
-                            used[si][l] = true;
-                            r.linkCopies++;
+            r.sets++;
+            int mark = stamps(1);
+            for (int i = from; i < to; i++) {
+                // F-BM replication along the shortest-path tree: the same equal-cost choice for every bit
+                int v = f.hostSwitch(bySet[i]);
+                while (v != root && dist[v] > 0) {
+                    for (int e = f.linkStart(v); e < f.linkStart(v + 1); e++) {
+                        if (dist[f.linkTo(e)] == dist[v] - 1) {
+                            int l = reverse[e];
+                            if (linkMark[l] != mark) {
+                                linkMark[l] = mark;
+                                r.linkCopies++;
+                            }
+                            v = f.linkTo(e);
+                            break;
                         }
-                        v = f.linkTo(e);
-                        break;
                     }
                 }
             }
+            from = to;
         }
         return r;
     }
+
+    private int[] setStart = new int[0];
+    private int[] bySet = new int[0];
 
     private static long mix(long x) {
         x += 0x9E3779B97F4A7C15L;

@@ -34,10 +34,12 @@ import java.util.concurrent.CompletableFuture;
  * {@link FlowRuleService#apply(FlowRuleOperations)} with a {@link FlowRuleOperationsContext} that ONOS
  * completes on the switches' barrier replies.
  *
- * <p>Static egress groups go through {@link GroupService}; the static flow rules of a device are sent only
- * once all of its groups are ADDED (a rule naming a missing group is refused by the switch). On ONOS a group
- * becomes ADDED at the next group statistics poll, so this wait (seconds) is paid once per fabric change,
- * never per group.
+ * <p>Static egress groups go through {@link GroupService}; once a switch's tables are recorded, its new static
+ * flow rules are sent only when all of its groups are ADDED (a rule naming a missing group is refused by the
+ * switch). On ONOS a group becomes ADDED at the next group statistics poll, so this wait (seconds) is paid once
+ * per fabric change, never per group. A switch's first sync after this instance starts sends its rules at once
+ * (after a restart they are on the switch and must reach ONOS's store before its first flow poll); either way the
+ * tables are in place only when the groups are ADDED and the rules acknowledged.
  */
 public final class OpenFlowBitmapProgrammer {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
@@ -242,11 +244,17 @@ public final class OpenFlowBitmapProgrammer {
         });
         log.debug("static sync {}{}: {} group(s) to add, {} rule(s) to add, {} to remove, {} stale group(s)", device,
                 unsure ? " (unsure)" : "", newGroups.size(), add.size(), stale.size(), staleGroups.size());
-        return addGroups(newGroups).thenCompose(x -> applyFlows(add, stale)).thenRun(() -> {
-            for (GroupDescription g : staleGroups) {
-                groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
-            }
-        });
+        CompletableFuture<Void> groups = addGroups(newGroups);
+        // nothing recorded for the switch (this instance has just started): after a restart the switch holds the
+        // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
+        // they go at once; a switch without the groups refuses them and the sync is tried again
+        CompletableFuture<Void> gate = was == null ? CompletableFuture.completedFuture(null) : groups;
+        return gate.thenCompose(x -> applyFlows(add, stale)).thenCombine(groups, (a, b) -> (Void) null)
+                .thenRun(() -> {
+                    for (GroupDescription g : staleGroups) {
+                        groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
+                    }
+                });
     }
 
     private static BitmapPlanner.DeviceEntries union(BitmapPlanner.DeviceEntries a, BitmapPlanner.DeviceEntries b) {

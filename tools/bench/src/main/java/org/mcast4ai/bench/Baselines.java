@@ -58,7 +58,10 @@ final class Baselines {
         int headerBytes;     // per packet (BIER)
     }
 
-    /** @return hops from {@code root} to every switch, -1 if unreachable (computed once per root) */
+    /**
+     * @param root the source switch
+     * @return hops from {@code root} to every switch, -1 if unreachable (computed once per root)
+     */
     int[] dist(int root) {
         int[] d = distFrom[root];
         if (d == null) {

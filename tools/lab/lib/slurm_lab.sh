@@ -41,6 +41,11 @@ pids=()
 stop() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     for pidf in "$dir"/*.pid; do [ -f "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null; done
+    # a job step whose slurmd went first (this run's only: they work under its spool and log directories; a step
+    # ignores SIGTERM)
+    for p in $(pgrep -x slurmstepd); do
+        case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$dir"*) kill -KILL "$p" 2>/dev/null ;; esac
+    done
     sleep 0.5
 }
 trap stop EXIT

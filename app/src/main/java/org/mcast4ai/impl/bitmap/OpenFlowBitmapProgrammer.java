@@ -15,6 +15,8 @@ import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupEvent;
 import org.onosproject.net.group.GroupListener;
 import org.onosproject.net.group.GroupService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,7 +44,7 @@ import java.util.concurrent.CompletableFuture;
  * tables are in place only when the groups are ADDED and the rules acknowledged.
  */
 public final class OpenFlowBitmapProgrammer {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
+    private static final Logger log = LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
     private final FlowRuleService flowRuleService;
     private final GroupService groupService;
     private final ApplicationId appId;

@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -110,7 +111,7 @@ public final class BitmapReplication {
         }
         // a compile that started before the last topology change holds an older snapshot: the static tables
         // follow the newest, never back and forth between the two
-        java.util.function.Supplier<FabricSnapshot> c = newest;
+        Supplier<FabricSnapshot> c = newest;
         FabricSnapshot now = c == null ? fabric : c.get();
         if (now != fabric) {
             fabric = now;
@@ -203,10 +204,10 @@ public final class BitmapReplication {
     }
 
     private volatile ScheduledExecutorService retryTimer;
-    private volatile java.util.function.Supplier<FabricSnapshot> newest;
+    private volatile Supplier<FabricSnapshot> newest;
 
     /** @param snapshots the newest snapshot of the fabric (what the static tables follow) */
-    public void setNewest(java.util.function.Supplier<FabricSnapshot> snapshots) {
+    public void setNewest(Supplier<FabricSnapshot> snapshots) {
         this.newest = snapshots;
     }
 

@@ -17,9 +17,9 @@ bench_hosted() {
             || ! ls "$here"/target/lib/mcast4ai-app-*-tests.jar >/dev/null 2>&1; then
         echo "$name: building app, rest, lab and bench (skip tests)..." >&2
         local mods="app,rest,tools/lab"
-        (cd "$root" && mvn -B -q -o install -pl "$mods" -DskipTests -Dcheckstyle.skip \
+        (cd "$root" && mvn -B -q -o install -pl "$mods" -am -DskipTests -Dcheckstyle.skip \
             && mvn -B -q -o package -pl tools/bench -Dmaven.test.skip=true -Dcheckstyle.skip) \
-        || (cd "$root" && mvn -B -q install -pl "$mods" -DskipTests -Dcheckstyle.skip \
+        || (cd "$root" && mvn -B -q install -pl "$mods" -am -DskipTests -Dcheckstyle.skip \
             && mvn -B -q package -pl tools/bench -Dmaven.test.skip=true -Dcheckstyle.skip)
     fi
     cd "$root"

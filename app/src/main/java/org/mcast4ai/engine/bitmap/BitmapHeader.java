@@ -102,6 +102,26 @@ public final class BitmapHeader {
         return new BitmapHeader(encoding, ttl - 1, rest);
     }
 
+    /**
+     * Part of this copy for one of several equal-cost ports: same encoding and hop limit.
+     *
+     * @param part bit indices, a subset of this header's, ascending (handed over)
+     * @return the header
+     */
+    BitmapHeader subset(int[] part) {
+        return new BitmapHeader(encoding, ttl, part);
+    }
+
+    /**
+     * The copy that goes up with some receivers of this header: same encoding, hop limit decremented.
+     *
+     * @param part bit indices, a subset of this header's, ascending (handed over)
+     * @return the header
+     */
+    BitmapHeader rest(int[] part) {
+        return new BitmapHeader(encoding, ttl - 1, part);
+    }
+
     private Encoding narrower(Encoding scope) {
         return scope.ordinal() > encoding.ordinal() ? scope : encoding;
     }

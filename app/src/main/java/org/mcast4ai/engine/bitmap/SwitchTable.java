@@ -7,7 +7,9 @@ import java.util.Objects;
  * The static replication state of one switch, derived from the fabric and the bit index table alone: the
  * bit index range it delivers downward itself, each downward neighbour's range with the port(s) leading to
  * it, and the uplinks that carry everything else. It names no group: the same table serves every group.
- * Immutable.
+ * Every port towards another switch also carries the set of leaves still reachable through it (down only,
+ * or up and then down for an uplink), so that after a failure a copy only goes where its receivers can
+ * still be reached: the state grows with ports times leaves, not with groups. Immutable.
  */
 public final class SwitchTable {
     private final int selfLo;
@@ -17,6 +19,9 @@ public final class SwitchTable {
     private final long[][] childPorts;
     private final Encoding childScope;
     private final long[] upPorts;
+    private final long[][][] childReach;
+    private final long[][] upReach;
+    private final int slotBits;
 
     /**
      * @param selfLo     first bit index delivered below this switch
@@ -27,9 +32,13 @@ public final class SwitchTable {
      * @param childScope encoding a hierarchical header narrows to towards a neighbour; null when the
      *                   neighbours are hosts (the header is removed)
      * @param upPorts    equal-cost uplinks for bit indices outside [selfLo, selfHi)
+     * @param childReach per downward neighbour and port, the leaves reachable through it (a bit set over leaf
+     *                   numbers, bit index shifted right by the slot bits); null towards hosts
+     * @param upReach    per uplink, the leaves reachable up through it and then down
+     * @param slotBits   slot bits of the geometry (a bit index's leaf number is the index shifted by them)
      */
     SwitchTable(int selfLo, int selfHi, int[] childLo, int[] childHi, long[][] childPorts, Encoding childScope,
-                long[] upPorts) {
+                long[] upPorts, long[][][] childReach, long[][] upReach, int slotBits) {
         this.selfLo = selfLo;
         this.selfHi = selfHi;
         this.childLo = childLo;
@@ -37,6 +46,9 @@ public final class SwitchTable {
         this.childPorts = childPorts;
         this.childScope = childScope;
         this.upPorts = upPorts;
+        this.childReach = childReach;
+        this.upReach = upReach;
+        this.slotBits = slotBits;
     }
 
     /** @return first bit index delivered below this switch */
@@ -111,6 +123,45 @@ public final class SwitchTable {
         return childLo.length + (upPorts.length > 0 ? 1 : 0) + 1;
     }
 
+    /**
+     * @param c    downward neighbour position
+     * @param port index into {@link #childPorts(int)}
+     * @param bit  a receiver's bit index
+     * @return true if that port still leads to the receiver's leaf (always true towards hosts)
+     */
+    public boolean childReaches(int c, int port, int bit) {
+        return childReach[c] == null || has(childReach[c][port], bit >>> slotBits);
+    }
+
+    /**
+     * @param port index into {@link #upPorts()}
+     * @param bit  a receiver's bit index
+     * @return true if the receiver's leaf is still reachable up through that port and then down
+     */
+    public boolean upReaches(int port, int bit) {
+        return has(upReach[port], bit >>> slotBits);
+    }
+
+    private static boolean has(long[] set, int i) {
+        return i >>> 6 < set.length && (set[i >>> 6] & (1L << i)) != 0;
+    }
+
+    boolean towardsHosts() {
+        return childScope == null;
+    }
+
+    long childPort(int c, int i) {
+        return childPorts[c][i];
+    }
+
+    int childPortCount(int c) {
+        return childPorts[c].length;
+    }
+
+    long upPort(int i) {
+        return upPorts[i];
+    }
+
     long pick(int c, long entropy) {
         long[] p = childPorts[c];
         return p.length == 1 ? p[0] : p[(int) Math.floorMod(entropy, (long) p.length)];
@@ -128,13 +179,15 @@ public final class SwitchTable {
         SwitchTable t = (SwitchTable) o;
         return selfLo == t.selfLo && selfHi == t.selfHi && Arrays.equals(childLo, t.childLo)
                 && Arrays.equals(childHi, t.childHi) && Arrays.deepEquals(childPorts, t.childPorts)
-                && childScope == t.childScope && Arrays.equals(upPorts, t.upPorts);
+                && childScope == t.childScope && Arrays.equals(upPorts, t.upPorts)
+                && Arrays.deepEquals(childReach, t.childReach) && Arrays.deepEquals(upReach, t.upReach)
+                && slotBits == t.slotBits;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(selfLo, selfHi, Arrays.hashCode(childLo), Arrays.deepHashCode(childPorts), childScope,
-                Arrays.hashCode(upPorts));
+                Arrays.hashCode(upPorts), Arrays.deepHashCode(upReach));
     }
 
     @Override

@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The static replication tables of every switch of a fabric. Built from the snapshot and the bit index
@@ -23,6 +22,10 @@ import java.util.TreeSet;
  *   <li>super-spine: the whole index space; one child per pod (POD scope), with every spine link into that
  *       pod as equal-cost ports; no uplink.</li>
  * </ul>
+ * Each port towards a switch carries the leaves still reachable through it: below a switch, the leaves its
+ * live down links lead to; through an uplink, those of the switch above and of everything above it. Built
+ * from the fabric that is left after a failure, they keep every copy on a path that still reaches its
+ * receivers (see {@link SwitchLogic}).
  */
 public final class SwitchTables {
     private static final int ALL = 1 << FabricGeometry.INDEX_BITS;
@@ -63,17 +66,23 @@ public final class SwitchTables {
                 }
             }
         }
+        Reach reach = new Reach(fabric, prefix, g.slotBits());
         SwitchTable[] tables = new SwitchTable[s];
         for (int sw = 0; sw < s; sw++) {
             switch (fabric.role(sw)) {
                 case LEAF:
-                    tables[sw] = leaf(fabric, bits, g, sw, prefix[sw]);
+                    tables[sw] = leaf(fabric, bits, g, sw, prefix[sw], reach);
                     break;
                 case SPINE:
-                    tables[sw] = g.threeTier() && spinePod[sw] >= 0
-                            ? downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF,
-                                        spinePod[sw] * g.podSpan(), (spinePod[sw] + 1) * g.podSpan())
-                            : downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, ALL);
+                    if (g.threeTier() && spinePod[sw] < 0) {
+                        // a 3-tier spine cut off from every leaf delivers nothing below
+                        tables[sw] = downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, 0, reach, g);
+                    } else {
+                        tables[sw] = g.threeTier()
+                                ? downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF,
+                                            spinePod[sw] * g.podSpan(), (spinePod[sw] + 1) * g.podSpan(), reach, g)
+                                : downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, ALL, reach, g);
+                    }
                     break;
                 default:
                     int[] podStart = new int[s];
@@ -83,7 +92,7 @@ public final class SwitchTables {
                             podStart[v] = spinePod[v] * g.podSpan();
                         }
                     }
-                    tables[sw] = downAndUp(fabric, sw, podStart, g.podSpan(), Encoding.POD, 0, ALL);
+                    tables[sw] = downAndUp(fabric, sw, podStart, g.podSpan(), Encoding.POD, 0, ALL, reach, g);
                     break;
             }
         }
@@ -91,58 +100,128 @@ public final class SwitchTables {
     }
 
     private static SwitchTable leaf(FabricSnapshot fabric, BitIndexTable bits, FabricGeometry g, int sw,
-                                    int prefix) {
-        TreeMap<Integer, TreeSet<Long>> children = new TreeMap<>();
+                                    int prefix, Reach reach) {
+        TreeMap<Integer, TreeMap<Long, long[]>> children = new TreeMap<>();
         for (int i = fabric.hostStart(sw); i < fabric.hostStart(sw + 1); i++) {
             long port = fabric.hostPort(fabric.hostAt(i));
             int bit = bits.bitOf(fabric.switchName(sw), port);
             if (bit >= 0) {
-                children.computeIfAbsent(bit, x -> new TreeSet<>()).add(port);
+                children.computeIfAbsent(bit, x -> new TreeMap<>()).put(port, null);
             }
         }
-        TreeSet<Long> up = new TreeSet<>();
+        TreeMap<Long, long[]> up = new TreeMap<>();
         for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
-            if (fabric.role(fabric.linkTo(e)) != Role.LEAF) {
-                up.add(fabric.linkFromPort(e));
+            int v = fabric.linkTo(e);
+            if (fabric.role(v) != Role.LEAF) {
+                up.put(fabric.linkFromPort(e), reach.up(v));
             }
         }
         int lo = prefix >= 0 ? prefix : 0;
         int hi = prefix >= 0 ? prefix + g.leafSpan() : 0;
-        return table(lo, hi, children, 1, null, up);
+        return table(lo, hi, children, 1, null, up, g);
     }
 
     /** A spine or super-spine: children keyed by the range start of the neighbour, uplinks to higher roles. */
     private static SwitchTable downAndUp(FabricSnapshot fabric, int sw, int[] childStart, int span, Encoding scope,
-                                         int selfLo, int selfHi) {
-        TreeMap<Integer, TreeSet<Long>> children = new TreeMap<>();
-        TreeSet<Long> up = new TreeSet<>();
+                                         int selfLo, int selfHi, Reach reach, FabricGeometry g) {
+        TreeMap<Integer, TreeMap<Long, long[]>> children = new TreeMap<>();
+        TreeMap<Long, long[]> up = new TreeMap<>();
         Role mine = fabric.role(sw);
         for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
             int v = fabric.linkTo(e);
             int start = childStart[v];
             if (start >= selfLo && start < selfHi && fabric.role(v).ordinal() < mine.ordinal()) {
-                children.computeIfAbsent(start, x -> new TreeSet<>()).add(fabric.linkFromPort(e));
+                children.computeIfAbsent(start, x -> new TreeMap<>()).put(fabric.linkFromPort(e), reach.down(v));
             } else if (fabric.role(v).ordinal() > mine.ordinal()) {
-                up.add(fabric.linkFromPort(e));
+                up.put(fabric.linkFromPort(e), reach.up(v));
             }
         }
-        return table(selfLo, selfHi, children, span, scope, selfHi - selfLo == ALL ? new TreeSet<>() : up);
+        return table(selfLo, selfHi, children, span, scope, selfHi - selfLo == ALL ? new TreeMap<>() : up, g);
     }
 
-    private static SwitchTable table(int selfLo, int selfHi, TreeMap<Integer, TreeSet<Long>> children, int span,
-                                     Encoding scope, TreeSet<Long> up) {
+    private static SwitchTable table(int selfLo, int selfHi, TreeMap<Integer, TreeMap<Long, long[]>> children,
+                                     int span, Encoding scope, TreeMap<Long, long[]> up, FabricGeometry g) {
         int n = children.size();
         int[] lo = new int[n];
         int[] hi = new int[n];
         long[][] ports = new long[n][];
+        long[][][] childReach = new long[n][][];
         int i = 0;
-        for (Map.Entry<Integer, TreeSet<Long>> c : children.entrySet()) {
+        for (Map.Entry<Integer, TreeMap<Long, long[]>> c : children.entrySet()) {
             lo[i] = c.getKey();
             hi[i] = c.getKey() + span;
-            ports[i] = c.getValue().stream().mapToLong(Long::longValue).toArray();
+            ports[i] = c.getValue().keySet().stream().mapToLong(Long::longValue).toArray();
+            childReach[i] = scope == null ? null : c.getValue().values().toArray(new long[0][]);
             i++;
         }
-        return new SwitchTable(selfLo, selfHi, lo, hi, ports, scope, up.stream().mapToLong(Long::longValue).toArray());
+        return new SwitchTable(selfLo, selfHi, lo, hi, ports, scope, up.keySet().stream().mapToLong(Long::longValue)
+                .toArray(), childReach, up.values().toArray(new long[0][]), g.slotBits());
+    }
+
+    /**
+     * Leaves reachable from each switch over the links that are left: {@code down} through down links only
+     * (valley-free: what a copy coming from above can still reach), {@code up} through any number of up links
+     * first and then down (what a copy sent up to the switch can reach). Bit sets over leaf numbers.
+     */
+    private static final class Reach {
+        private final long[][] down;
+        private final long[][] up;
+
+        Reach(FabricSnapshot fabric, int[] prefix, int slotBits) {
+            int s = fabric.switchCount();
+            int words = Math.max(1, (1 << (FabricGeometry.INDEX_BITS - slotBits)) / 64);
+            down = new long[s][];
+            up = new long[s][];
+            Role[] roles = Role.values();
+            for (Role role : roles) {
+                for (int sw = 0; sw < s; sw++) {
+                    if (fabric.role(sw) != role) {
+                        continue;
+                    }
+                    long[] d = new long[words];
+                    if (prefix[sw] >= 0) {
+                        int leaf = prefix[sw] >>> slotBits;
+                        d[leaf >>> 6] |= 1L << leaf;
+                    }
+                    for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
+                        int v = fabric.linkTo(e);
+                        if (fabric.role(v).ordinal() < role.ordinal()) {
+                            or(d, down[v]);
+                        }
+                    }
+                    down[sw] = d;
+                }
+            }
+            for (int r = roles.length - 1; r >= 0; r--) {
+                for (int sw = 0; sw < s; sw++) {
+                    if (fabric.role(sw) != roles[r]) {
+                        continue;
+                    }
+                    long[] u = down[sw].clone();
+                    for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
+                        int v = fabric.linkTo(e);
+                        if (fabric.role(v).ordinal() > r) {
+                            or(u, up[v]);
+                        }
+                    }
+                    up[sw] = u;
+                }
+            }
+        }
+
+        private static void or(long[] into, long[] from) {
+            for (int i = 0; i < into.length; i++) {
+                into[i] |= from[i];
+            }
+        }
+
+        long[] down(int sw) {
+            return down[sw];
+        }
+
+        long[] up(int sw) {
+            return up[sw];
+        }
     }
 
     /** @return the geometry the tables address */

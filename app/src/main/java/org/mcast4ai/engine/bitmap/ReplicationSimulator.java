@@ -4,6 +4,7 @@ import org.mcast4ai.engine.FabricSnapshot;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,10 +53,75 @@ public final class ReplicationSimulator {
      * @return what happened
      */
     public Replication simulate(int source, List<BitmapHeader> sets, int payloadBytes, long entropy) {
+        List<byte[]> stamped = new ArrayList<>(sets.size());
+        sets.forEach(h -> stamped.add(codec.encode(h)));
+        return play(source, stamped, payloadBytes, entropy, new Wire() {
+            @Override
+            public BitmapHeader read(byte[] bytes) {
+                return codec.decode(bytes);
+            }
+
+            @Override
+            public byte[] copy(byte[] in, BitmapHeader out) {
+                return codec.encode(out);
+            }
+        });
+    }
+
+    /**
+     * The same with version 2 headers: each switch reads the receivers from the sections, and every copy's
+     * bytes are the incoming header trimmed to the copy's leaves (entries selected, bitmaps masked), checked
+     * to carry exactly the receivers the per-hop rule gave it. The flow entropy is the header's.
+     *
+     * @param source       source host index
+     * @param sets         the headers the sender stamps, one packet each
+     * @param payloadBytes payload bytes per packet (the header comes on top)
+     * @return what happened
+     * @throws IllegalStateException if a trimmed copy carries other receivers than the rule gave it
+     */
+    public Replication simulateV2(int source, List<HeaderV2> sets, int payloadBytes) {
+        HeaderV2Codec v2 = new HeaderV2Codec(tables.geometry());
+        FabricGeometry g = tables.geometry();
+        Replication total = null;
+        for (HeaderV2 set : sets) {
+            Replication r = play(source, List.of(v2.encode(set)), payloadBytes, set.entropy(), new Wire() {
+                @Override
+                public BitmapHeader read(byte[] bytes) {
+                    HeaderV2 h = v2.decode(bytes);
+                    return new BitmapHeader(Encoding.LIST, h.hopLimit(), h.receivers(g));
+                }
+
+                @Override
+                public byte[] copy(byte[] in, BitmapHeader out) {
+                    int[] bits = out.bits();
+                    HeaderV2 trimmed = v2.decode(in).trim(g, leaf -> {
+                        int lo = leaf << g.slotBits();
+                        int at = Arrays.binarySearch(bits, lo);
+                        int next = at >= 0 ? at : -at - 1;
+                        return next < bits.length && bits[next] >>> g.slotBits() == leaf;
+                    });
+                    if (!Arrays.equals(trimmed.receivers(g), bits)) {
+                        throw new IllegalStateException("trimmed copy " + trimmed + " does not carry " + out);
+                    }
+                    return v2.encode(trimmed);
+                }
+            });
+            total = total == null ? r : total.plus(r);
+        }
+        return total != null ? total : new Replication(fabric.linkCount(), fabric.hostCount(), source);
+    }
+
+    /** How headers look on the wire: read at a switch, written per copy. */
+    private interface Wire {
+        BitmapHeader read(byte[] bytes);
+
+        byte[] copy(byte[] in, BitmapHeader out);
+    }
+
+    private Replication play(int source, List<byte[]> sets, int payloadBytes, long entropy, Wire wire) {
         Replication r = new Replication(fabric.linkCount(), fabric.hostCount(), source);
         int srcSwitch = fabric.hostSwitch(source);
-        for (BitmapHeader set : sets) {
-            byte[] stamped = codec.encode(set);
+        for (byte[] stamped : sets) {
             r.sourceBytes += payloadBytes + stamped.length;
             r.headerBytes += stamped.length;
             r.sets++;
@@ -70,22 +136,24 @@ public final class ReplicationSimulator {
                     continue;
                 }
                 visited[sw] = true;
-                BitmapHeader h = codec.decode((byte[]) pkt[2]);
+                byte[] in = (byte[]) pkt[2];
+                BitmapHeader h = wire.read(in);
                 SwitchLogic.Result out = SwitchLogic.forward(tables.table(sw), (Long) pkt[1], h, entropy);
                 r.dropped += out.dropped();
                 for (SwitchLogic.Copy c : out.copies()) {
-                    deliver(r, sw, c, payloadBytes, queue);
+                    deliver(r, sw, c, payloadBytes, queue, in, wire);
                 }
             }
         }
         return r;
     }
 
-    private void deliver(Replication r, int sw, SwitchLogic.Copy c, int payloadBytes, ArrayDeque<Object[]> queue) {
+    private void deliver(Replication r, int sw, SwitchLogic.Copy c, int payloadBytes, ArrayDeque<Object[]> queue,
+                         byte[] in, Wire wire) {
         long k = key(sw, c.port());
         Integer link = linkByPort.get(k);
         if (link != null) {
-            byte[] bytes = codec.encode(c.header());
+            byte[] bytes = wire.copy(in, c.header());
             r.linkCopies[link]++;
             r.fabricBytes += payloadBytes + bytes.length;
             r.headerBytes += bytes.length;
@@ -193,6 +261,24 @@ public final class ReplicationSimulator {
         /** @return receivers dropped on the way (0 when every member is reachable) */
         public int dropped() {
             return dropped;
+        }
+
+        Replication plus(Replication o) {
+            Replication r = new Replication(linkCopies.length, hostCopies.length, source);
+            for (int i = 0; i < linkCopies.length; i++) {
+                r.linkCopies[i] = linkCopies[i] + o.linkCopies[i];
+            }
+            for (int i = 0; i < hostCopies.length; i++) {
+                r.hostCopies[i] = hostCopies[i] + o.hostCopies[i];
+            }
+            r.sourceBytes = sourceBytes + o.sourceBytes;
+            r.fabricBytes = fabricBytes + o.fabricBytes;
+            r.hostBytes = hostBytes + o.hostBytes;
+            r.headerBytes = headerBytes + o.headerBytes;
+            r.sets = sets + o.sets;
+            r.revisits = revisits + o.revisits;
+            r.dropped = dropped + o.dropped;
+            return r;
         }
 
         /** @return copies that went back to the source host */

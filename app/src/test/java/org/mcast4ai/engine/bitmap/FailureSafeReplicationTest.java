@@ -71,7 +71,7 @@ class FailureSafeReplicationTest {
     }
 
     /** A random single failure: a switch-to-switch link, a switch above the leaves, or a leaf's uplinks. */
-    private static String fault(FabricSnapshot f, int source, Random rnd) {
+    static String fault(FabricSnapshot f, int source, Random rnd) {
         List<String> links = new ArrayList<>();
         List<String> upper = new ArrayList<>();
         for (int s = 0; s < f.switchCount(); s++) {
@@ -98,7 +98,7 @@ class FailureSafeReplicationTest {
         }
     }
 
-    private static FabricSnapshot fail(FabricSnapshot f, String fault) {
+    static FabricSnapshot fail(FabricSnapshot f, String fault) {
         String[] w = fault.split(" ");
         if (w[0].equals("switch")) {
             return FabricGenerators.withoutLinks(f, (a, b) -> a.equals(w[1]) || b.equals(w[1]));

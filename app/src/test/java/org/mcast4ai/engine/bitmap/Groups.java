@@ -3,8 +3,11 @@ package org.mcast4ai.engine.bitmap;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.Role;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
@@ -22,6 +25,31 @@ final class Groups {
             }
         }
         return picked.stream().mapToInt(Integer::intValue).sorted().toArray();
+    }
+
+    /**
+     * n receivers in whole racks drawn at random over the fabric (a scheduler placing a job wherever racks are
+     * free): random leaves other than the source's, every host of each, the last rack cut to make n.
+     */
+    static int[] randomRacks(FabricSnapshot f, int n, int source, Random rnd) {
+        List<Integer> leaves = new ArrayList<>();
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            if (f.role(sw) == Role.LEAF && sw != f.hostSwitch(source)) {
+                leaves.add(sw);
+            }
+        }
+        Collections.shuffle(leaves, rnd);
+        int[] out = new int[n];
+        int k = 0;
+        for (int i = 0; i < leaves.size() && k < n; i++) {
+            int sw = leaves.get(i);
+            for (int j = f.hostStart(sw); j < f.hostStart(sw + 1) && k < n; j++) {
+                out[k++] = f.hostAt(j);
+            }
+        }
+        int[] r = Arrays.copyOf(out, k);
+        Arrays.sort(r);
+        return r;
     }
 
     /** The first n hosts in leaf order, skipping the source's leaf: whole racks, then part of one. */

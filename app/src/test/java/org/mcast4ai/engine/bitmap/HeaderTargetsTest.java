@@ -26,6 +26,7 @@ class HeaderTargetsTest {
         final BitIndexTable bits;
         final int[] hostBits;
         final HeaderPlanner planner;
+        final HeaderV2Planner v2;
         final ReplicationSimulator sim;
 
         Fabric(int k) {
@@ -33,6 +34,7 @@ class HeaderTargetsTest {
             bits = BitIndexTable.forFabric(snapshot);
             hostBits = bits.hostBits(snapshot);
             planner = new HeaderPlanner(bits.geometry());
+            v2 = new HeaderV2Planner(bits.geometry());
             sim = new ReplicationSimulator(snapshot, SwitchTables.build(snapshot, bits));
         }
     }
@@ -117,6 +119,92 @@ class HeaderTargetsTest {
                     worst, maxSets);
             assertTrue(worst <= 1.15, "ratio " + worst);
         }
+    }
+
+    /** Version 2, k=48 targets asserted (k=64 printed): whole racks drawn at random over the fabric. */
+    @Test
+    void v2RandomRacksFitOnePacket() {
+        Random rnd = new Random(43);
+        for (Fabric f : new Fabric[]{k48, k64}) {
+            for (int[] target : new int[][]{{1024, 130}, {4096, 220}}) {
+                int worst = 0;
+                int racks = 0;
+                for (int trial = 0; trial < 10; trial++) {
+                    int source = rnd.nextInt(f.snapshot.hostCount());
+                    int[] group = Groups.randomRacks(f.snapshot, target[0], source, rnd);
+                    List<HeaderV2> sets = f.v2.planHosts(f.hostBits, group, trial);
+                    assertEquals(1, sets.size(), "one packet");
+                    worst = Math.max(worst, f.v2.codec().size(sets.get(0)));
+                    racks = (target[0] + f.bits.geometry().slotsPerLeaf() - 1) / f.bits.geometry().slotsPerLeaf();
+                    assertDeliveredV2(f, source, group, sets);
+                }
+                System.out.printf("v2 hosts=%d %d receivers in %d random racks: worst header %d B%n",
+                        f.snapshot.hostCount(), target[0], racks, worst);
+                if (f == k48) {
+                    assertTrue(worst <= target[1], "header " + worst + " B");
+                }
+            }
+        }
+    }
+
+    @Test
+    void v2Random8FitsIn24BytesWithNoRedundantCopy() {
+        Random rnd = new Random(8);
+        for (Fabric f : new Fabric[]{k48, k64}) {
+            int worst = 0;
+            for (int trial = 0; trial < 50; trial++) {
+                int source = rnd.nextInt(f.snapshot.hostCount());
+                int[] group = Groups.random(f.snapshot, 8, source, rnd);
+                List<HeaderV2> sets = f.v2.planHosts(f.hostBits, group, trial);
+                assertEquals(1, sets.size());
+                worst = Math.max(worst, f.v2.codec().size(sets.get(0)));
+                ReplicationSimulator.Replication r = assertDeliveredV2(f, source, group, sets);
+                assertEquals(Groups.optimumLinks(f.snapshot, source, group), r.fabricCopies(),
+                        "one copy per link of a minimum tree");
+            }
+            System.out.println("v2 hosts=" + f.snapshot.hostCount() + " random 8: worst header " + worst + " B");
+            assertTrue(worst <= 24, "header " + worst + " B");
+        }
+    }
+
+    @Test
+    void v2Random1024InAtMost4PacketsWithin105PercentOfTheIdealTree() {
+        Random rnd = new Random(1024);
+        for (Fabric f : new Fabric[]{k48, k64}) {
+            double worst = 0;
+            int maxSets = 0;
+            int maxHeader = 0;
+            for (int trial = 0; trial < 10; trial++) {
+                int source = rnd.nextInt(f.snapshot.hostCount());
+                int[] group = Groups.random(f.snapshot, 1024, source, rnd);
+                List<HeaderV2> sets = f.v2.planHosts(f.hostBits, group, trial);
+                ReplicationSimulator.Replication r = assertDeliveredV2(f, source, group, sets);
+                long ideal = (long) (Groups.optimumLinks(f.snapshot, source, group) + group.length + 1) * PAYLOAD;
+                worst = Math.max(worst, (double) r.totalBytes() / ideal);
+                maxSets = Math.max(maxSets, sets.size());
+                for (HeaderV2 h : sets) {
+                    maxHeader = Math.max(maxHeader, f.v2.codec().size(h));
+                }
+            }
+            System.out.printf("v2 hosts=%d random 1024: at most %d packets (largest header %d B), worst ratio %.4f%n",
+                    f.snapshot.hostCount(), maxSets, maxHeader, worst);
+            if (f == k48) {
+                assertTrue(maxSets <= 4, maxSets + " packets");
+                assertTrue(worst <= 1.05, "ratio " + worst);
+            }
+        }
+    }
+
+    private static ReplicationSimulator.Replication assertDeliveredV2(Fabric f, int source, int[] group,
+                                                                      List<HeaderV2> sets) {
+        ReplicationSimulator.Replication r = f.sim.simulateV2(source, sets, PAYLOAD);
+        assertEquals(group.length, r.hostCopies(), "copies delivered");
+        for (int h : group) {
+            assertEquals(1, r.copiesAt(h));
+        }
+        assertEquals(0, r.revisits());
+        assertEquals(0, r.dropped());
+        return r;
     }
 
     private static ReplicationSimulator.Replication assertDelivered(Fabric f, int source, int[] group,

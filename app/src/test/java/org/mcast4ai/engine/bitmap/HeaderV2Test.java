@@ -1,0 +1,149 @@
+package org.mcast4ai.engine.bitmap;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricGenerators;
+import org.mcast4ai.engine.FabricSnapshot;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Version 2 of the header: bytes as specified, the planner's choices, and delivery through the switch rule. */
+class HeaderV2Test {
+    private static final FabricGeometry K8 = FabricGeometry.fatTree(8);
+
+    private static String hex(byte[] b) {
+        StringBuilder s = new StringBuilder();
+        for (byte x : b) {
+            s.append(s.length() == 0 ? "" : " ").append(String.format("%02X", x & 0xFF));
+        }
+        return s.toString();
+    }
+
+    @Test
+    void theSpecExamplesByteForByte() {
+        HeaderV2Planner planner = new HeaderV2Planner(K8);
+        HeaderV2Codec codec = planner.codec();
+        // two receivers (2,1,3) and (5,0,0): one HOST section
+        List<HeaderV2> two = planner.plan(new int[]{K8.bit(2, 1, 3), K8.bit(5, 0, 0)}, 0x1234);
+        assertEquals("28 00 12 34 22 00 27 00 50 00", hex(codec.encode(two.get(0))));
+        // pod 1: leaves 0 and 2 whole racks, leaf 3 slots 1 and 3; pod 6 leaf 1 whole: RACK, LEAF, POD
+        int[] racks = concat(rack(1, 0), rack(1, 2), new int[]{K8.bit(1, 3, 1), K8.bit(1, 3, 3)},
+                rack(6, 1));
+        HeaderV2 h = planner.plan(racks, 7).get(0);
+        assertEquals("28 00 00 07 41 00 64 61 00 1C 50 81 01 A0 00", hex(codec.encode(h)));
+        assertArrayEquals(racks, h.receivers(K8));
+        // four single receivers in one block of 256 bit indices, on four leaves: one BLOCK section
+        int[] spread = {K8.bit(0, 0, 1), K8.bit(0, 1, 2), K8.bit(0, 2, 3), K8.bit(0, 3, 0)};
+        assertEquals("28 00 00 00 A4 00 01 06 0B 0C 00", hex(codec.encode(planner.plan(spread, 0).get(0))));
+        assertEquals(h, codec.decode(codec.encode(h)));
+    }
+
+    private static int[] rack(int pod, int leaf) {
+        int[] r = new int[K8.slotsPerLeaf()];
+        for (int s = 0; s < r.length; s++) {
+            r[s] = K8.bit(pod, leaf, s);
+        }
+        return r;
+    }
+
+    private static int[] concat(int[]... parts) {
+        return Arrays.stream(parts).flatMapToInt(Arrays::stream).sorted().toArray();
+    }
+
+    @Test
+    void badBytesAreRefusedWithTheReason() {
+        HeaderV2Codec codec = new HeaderV2Codec(K8);
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x18, 0, 0, 0, 0}));
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, 0x22, 0, 1}));
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, (byte) 0xE1, 0, 0}));
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, 0x20, 0}));
+    }
+
+    @Test
+    void randomHeadersRoundTripAndTrimToExactlyTheKeptLeaves() {
+        Random rnd = new Random(2);
+        for (int trial = 0; trial < 500; trial++) {
+            FabricGeometry g = rnd.nextBoolean() ? FabricGeometry.fatTree(new int[]{4, 8, 16, 48}[rnd.nextInt(4)])
+                    : FabricGeometry.leafSpine(2 + rnd.nextInt(200), 1 + rnd.nextInt(48));
+            HeaderV2Planner planner = new HeaderV2Planner(g, 64 + rnd.nextInt(400));
+            Set<Integer> picked = new HashSet<>();
+            int n = 1 + rnd.nextInt(300);
+            while (picked.size() < Math.min(n, g.capacity())) {
+                int b = g.bit(rnd.nextInt(g.pods()), rnd.nextInt(g.leavesPerPod()), rnd.nextInt(g.slotsPerLeaf()));
+                picked.add(b);
+                if (rnd.nextInt(4) == 0) {
+                    for (int s = 0; s < g.slotsPerLeaf(); s++) {
+                        picked.add(b >>> g.slotBits() << g.slotBits() | s);
+                    }
+                }
+            }
+            int[] bits = picked.stream().mapToInt(Integer::intValue).sorted().toArray();
+            List<HeaderV2> sets = planner.plan(bits, rnd.nextInt(1 << 16));
+            List<Integer> all = new ArrayList<>();
+            for (HeaderV2 h : sets) {
+                byte[] wire = planner.codec().encode(h);
+                assertTrue(wire.length <= 64 + 400, "within budget");
+                assertEquals(planner.codec().size(h), wire.length);
+                assertEquals(h, planner.codec().decode(wire));
+                int[] r = h.receivers(g);
+                Arrays.stream(r).forEach(all::add);
+                int keepMod = 2 + rnd.nextInt(3);
+                HeaderV2 t = h.trim(g, leaf -> leaf % keepMod == 0);
+                int[] expected = Arrays.stream(r).filter(b -> (b >>> g.slotBits()) % keepMod == 0).toArray();
+                assertArrayEquals(expected, t.receivers(g), "trim keeps exactly the kept leaves' receivers");
+                assertEquals(h.hopLimit() - 1, t.hopLimit());
+            }
+            assertArrayEquals(bits, all.stream().mapToInt(Integer::intValue).toArray(),
+                    "the sets partition the receivers, in order");
+        }
+    }
+
+    @Test
+    void everyReceiverExactlyOnceThroughTheSwitchRuleWithAndWithoutFailures() {
+        Random rnd = new Random(20261202);
+        for (int trial = 0; trial < 300; trial++) {
+            FabricSnapshot whole = ReplicationPropertyTest.randomFabric(rnd);
+            BitIndexTable bits = BitIndexTable.forFabric(whole);
+            int source = rnd.nextInt(whole.hostCount());
+            FabricSnapshot f = whole;
+            String fault = "nothing";
+            if (trial % 2 == 1) {
+                fault = FailureSafeReplicationTest.fault(whole, source, rnd);
+                f = FailureSafeReplicationTest.fail(whole, fault);
+            }
+            ReplicationSimulator sim = new ReplicationSimulator(f, SwitchTables.build(f, bits));
+            int n = 1 + rnd.nextInt(whole.hostCount() - 1);
+            int[] group = new int[][]{Groups.random(whole, n, source, rnd), Groups.rackPacked(whole, n, source),
+                    Groups.randomRacks(whole, n, source, rnd)}[rnd.nextInt(3)];
+            HeaderV2Planner planner = new HeaderV2Planner(bits.geometry(), new int[]{32, 64, 384}[rnd.nextInt(3)]);
+            List<HeaderV2> sets = planner.planHosts(bits.hostBits(whole), group, rnd.nextInt(1 << 16));
+            boolean[] reach = FailureSafeReplicationTest.reachable(f, source, group);
+            ReplicationSimulator.Replication r = sim.simulateV2(source, sets, 1000);
+            String what = "trial " + trial + " " + whole + " without " + fault + ", " + group.length
+                    + " receivers in " + sets.size() + " sets";
+            int lost = 0;
+            boolean[] expected = new boolean[f.hostCount()];
+            for (int i = 0; i < group.length; i++) {
+                expected[group[i]] = reach[i];
+                lost += reach[i] ? 0 : 1;
+            }
+            for (int h = 0; h < f.hostCount(); h++) {
+                assertEquals(expected[h] ? 1 : 0, r.copiesAt(h), f.hostName(h) + ": " + what);
+            }
+            assertEquals(0, r.revisits(), what);
+            assertEquals(lost, r.dropped(), what);
+            if (sets.size() == 1 && lost == 0 && f == whole) {
+                assertEquals(Groups.optimumLinks(f, source, group), r.linksUsed(), "minimum links: " + what);
+            }
+        }
+    }
+}

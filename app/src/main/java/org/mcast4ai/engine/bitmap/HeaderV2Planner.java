@@ -98,14 +98,21 @@ public final class HeaderV2Planner {
         return sets;
     }
 
-    /** The cheapest single header for bits[a, b). */
+    /**
+     * @param bits    receiver bit indices, ascending
+     * @param a       first index into bits
+     * @param b       end index (exclusive)
+     * @param entropy the flow entropy to stamp
+     * @return the cheapest single header for bits[a, b)
+     */
     HeaderV2 one(int[] bits, int a, int b, int entropy) {
         int slotBits = g.slotBits();
         int hostBytes = codec.entryBytes(HeaderV2.Kind.HOST);
         int leafBytes = codec.entryBytes(HeaderV2.Kind.LEAF);
         TreeMap<Integer, List<Integer>> fullByPod = new TreeMap<>();
         TreeMap<Integer, List<int[]>> partialByBlock = new TreeMap<>();
-        for (int i = a; i < b; ) {
+        int i = a;
+        while (i < b) {
             int leaf = bits[i] >>> slotBits;
             int j = i;
             while (j < b && bits[j] >>> slotBits == leaf) {
@@ -114,7 +121,8 @@ public final class HeaderV2Planner {
             if (j - i == g.slotsPerLeaf()) {
                 fullByPod.computeIfAbsent(g.podOf(bits[i]), x -> new ArrayList<>()).add(leaf << slotBits);
             } else {
-                partialByBlock.computeIfAbsent(bits[i] >>> 8, x -> new ArrayList<>()).add(Arrays.copyOfRange(bits, i, j));
+                partialByBlock.computeIfAbsent(bits[i] >>> 8, x -> new ArrayList<>())
+                        .add(Arrays.copyOfRange(bits, i, j));
             }
             i = j;
         }

@@ -56,7 +56,8 @@ class FailureSafeReplicationTest {
             }
             ReplicationSimulator sim = new ReplicationSimulator(f, SwitchTables.build(f, bits));
             int n = 1 + rnd.nextInt(whole.hostCount() - 1);
-            int[] group = rnd.nextBoolean() ? Groups.random(whole, n, source, rnd) : Groups.rackPacked(whole, n, source);
+            int[] group = rnd.nextBoolean() ? Groups.random(whole, n, source, rnd)
+                    : Groups.rackPacked(whole, n, source);
             HeaderPlanner planner = new HeaderPlanner(bits.geometry(), new int[]{64, 384}[rnd.nextInt(2)]);
             List<BitmapHeader> sets = planner.planHosts(bits.hostBits(whole), group);
             boolean[] reach = reachable(f, source, group);

@@ -1,7 +1,6 @@
 package org.mcast4ai.engine.bitmap;
 
 import org.junit.jupiter.api.Test;
-import org.mcast4ai.engine.FabricGenerators;
 import org.mcast4ai.engine.FabricSnapshot;
 
 import java.util.ArrayList;

@@ -102,6 +102,22 @@ public final class SubsetEncoder {
     }
 
     /**
+     * The version 2 headers for a subset (what a source leaf expands an IPv6 subset address into).
+     *
+     * @param entropy the flow entropy to stamp
+     * @param ranks   member ranks
+     * @return the headers, one per packet
+     */
+    public List<HeaderV2> headersV2(int entropy, int... ranks) {
+        int[] bits = new int[ranks.length];
+        for (int i = 0; i < ranks.length; i++) {
+            bits[i] = bitOfRank(ranks[i]);
+        }
+        return new HeaderV2Planner(planner.codec().geometry()).plan(Arrays.stream(bits).sorted().distinct()
+                .toArray(), entropy);
+    }
+
+    /**
      * @param rank a member rank
      * @return its bit index
      */

@@ -75,8 +75,10 @@ class ReplicationPropertyTest {
                 }
                 int[] ranks = enc.ranks(subset);
                 ReplicationSimulator.Replication r = sim.simulate(source, enc.headers(ranks), 64, packet);
-                assertExactly(f, source, subsetHosts.stream().mapToInt(Integer::intValue).toArray(), r,
-                        "trial " + trial + " packet " + packet);
+                int[] expected = subsetHosts.stream().mapToInt(Integer::intValue).toArray();
+                assertExactly(f, source, expected, r, "trial " + trial + " packet " + packet);
+                assertExactly(f, source, expected, sim.simulateV2(source, enc.headersV2(packet, ranks), 64),
+                        "version 2, trial " + trial + " packet " + packet);
                 if (ranks.length <= SubsetEncoder.MAX_LIST_RANKS && enc.members() <= SubsetEncoder.MAX_LIST_MEMBERS
                         || ranks.length > 0 && ranks[ranks.length - 1] < SubsetEncoder.BITMAP_RANKS) {
                     byte[] address = enc.address(0xfd4c, trial, ranks);

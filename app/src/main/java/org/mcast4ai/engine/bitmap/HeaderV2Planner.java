@@ -2,10 +2,10 @@ package org.mcast4ai.engine.bitmap;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * Chooses the sections of version 2 headers for a receiver set (sender side), and cuts the set at leaf
@@ -53,8 +53,39 @@ public final class HeaderV2Planner {
      * @return one header per packet, in bit index order; empty if no receiver has a bit index
      */
     public List<HeaderV2> planHosts(int[] hostBits, int[] receivers, int entropy) {
-        int[] bits = Arrays.stream(receivers).map(r -> hostBits[r]).filter(b -> b >= 0).sorted().distinct()
-                .toArray();
+        if (receivers.length < 64) {
+            int[] bits = new int[receivers.length];
+            int n = 0;
+            for (int r : receivers) {
+                if (hostBits[r] >= 0) {
+                    bits[n++] = hostBits[r];
+                }
+            }
+            Arrays.sort(bits, 0, n);
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                if (k == 0 || bits[k - 1] != bits[i]) {
+                    bits[k++] = bits[i];
+                }
+            }
+            return plan(k == bits.length ? bits : Arrays.copyOf(bits, k), entropy);
+        }
+        long[] words = new long[(1 << FabricGeometry.INDEX_BITS) / 64];
+        int n = 0;
+        for (int r : receivers) {
+            int b = hostBits[r];
+            if (b >= 0 && (words[b >>> 6] & (1L << b)) == 0) {
+                words[b >>> 6] |= 1L << b;
+                n++;
+            }
+        }
+        int[] bits = new int[n];
+        int k = 0;
+        for (int w = 0; w < words.length && k < n; w++) {
+            for (long x = words[w]; x != 0; x &= x - 1) {
+                bits[k++] = (w << 6) | Long.numberOfTrailingZeros(x);
+            }
+        }
         return plan(bits, entropy);
     }
 
@@ -69,33 +100,119 @@ public final class HeaderV2Planner {
                 throw new IllegalArgumentException("bit index " + b + " outside " + g);
             }
         }
-        // leaf boundaries: a set is cut only between leaves
-        List<Integer> starts = new ArrayList<>();
-        for (int i = 0; i < bits.length; i++) {
-            if (i == 0 || bits[i] >>> g.slotBits() != bits[i - 1] >>> g.slotBits()) {
-                starts.add(i);
+        // no receiver costs more than 2 bytes plus its share of a section header: small sets fit at once
+        if (HeaderV2Codec.FIXED_BYTES + 8 + 3 * bits.length <= maxBytes) {
+            List<HeaderV2> one = new ArrayList<>(1);
+            if (bits.length > 0) {
+                one.add(checked(one(bits, 0, bits.length, entropy)));
             }
+            return one;
         }
-        starts.add(bits.length);
+        // one pass: a leaf joins the current set while the set's exact size stays within the budget (the
+        // cheapest encoding never shrinks when a leaf is added, so this is the largest fitting run)
         List<HeaderV2> sets = new ArrayList<>();
-        int from = 0;
-        while (from < starts.size() - 1) {
-            // the cheapest encoding never shrinks when a leaf is added, so the largest fitting run is found by
-            // bisection over the number of leaves
-            int lo = from + 1;
-            int hi = starts.size() - 1;
-            while (lo < hi) {
-                int mid = (lo + hi + 1) >>> 1;
-                if (codec.size(one(bits, starts.get(from), starts.get(mid), entropy)) <= maxBytes) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
+        Estimate size = new Estimate();
+        int setStart = 0;
+        int i = 0;
+        while (i < bits.length) {
+            int j = i + 1;
+            while (j < bits.length && bits[j] >>> g.slotBits() == bits[i] >>> g.slotBits()) {
+                j++;
             }
-            sets.add(one(bits, starts.get(from), starts.get(lo), entropy));
-            from = lo;
+            size.add(bits[i], j - i);
+            if (size.bytes() > maxBytes && i > setStart) {
+                sets.add(checked(one(bits, setStart, i, entropy)));
+                setStart = i;
+                size = new Estimate();
+                size.add(bits[i], j - i);
+            }
+            i = j;
+        }
+        if (setStart < bits.length) {
+            sets.add(checked(one(bits, setStart, bits.length, entropy)));
         }
         return sets;
+    }
+
+    private HeaderV2 checked(HeaderV2 h) {
+        if (codec.size(h) > maxBytes) {
+            throw new IllegalStateException("planned " + codec.size(h) + " B over the budget of " + maxBytes);
+        }
+        return h;
+    }
+
+    /**
+     * The exact size of the header {@link #one} builds, kept up to date leaf by leaf: the same choices per pod
+     * (racks) and per block (partial leaves), all additive but the section headers.
+     */
+    private final class Estimate {
+        private final int leafBytes = codec.entryBytes(HeaderV2.Kind.LEAF);
+        private final int podBytes = codec.entryBytes(HeaderV2.Kind.POD);
+        private final Map<Integer, int[]> pods = new HashMap<>();
+        private final Map<Integer, int[]> blocks = new HashMap<>();
+        private int hosts;
+        private int racks;
+        private int leaves;
+        private int podEntries;
+        private int blockBytes;
+
+        void add(int first, int count) {
+            if (count == g.slotsPerLeaf()) {
+                int[] p = pods.computeIfAbsent(g.podOf(first), x -> new int[1]);
+                rack(p, -1);
+                p[0]++;
+                rack(p, 1);
+                return;
+            }
+            // per block: saving, receivers that would go in it, HOST/LEAF entries of the leaves that would and
+            // would not join it
+            int[] b = blocks.computeIfAbsent(first >>> 8, x -> new int[6]);
+            block(b, -1);
+            int alt = Math.min(2 * count, leafBytes);
+            boolean host = 2 * count <= leafBytes;
+            if (count < alt) {
+                b[0] += alt - count;
+                b[1] += count;
+                b[2] += host ? count : 0;
+                b[3] += host ? 0 : 1;
+            } else {
+                b[4] += host ? count : 0;
+                b[5] += host ? 0 : 1;
+            }
+            block(b, 1);
+        }
+
+        private void rack(int[] p, int sign) {
+            if (p[0] == 0) {
+                return;
+            }
+            if (2 * p[0] > podBytes) {
+                podEntries += sign;
+            } else {
+                racks += sign * p[0];
+            }
+        }
+
+        private void block(int[] b, int sign) {
+            hosts += sign * b[4];
+            leaves += sign * b[5];
+            if (b[0] > 2) {
+                blockBytes += sign * (b[1] + 2 * sections(b[1]));
+            } else {
+                hosts += sign * b[2];
+                leaves += sign * b[3];
+            }
+        }
+
+        int bytes() {
+            return HeaderV2Codec.FIXED_BYTES + HeaderV2Codec.SECTION_BYTES + 2 * hosts + 2 * racks
+                    + leafBytes * leaves + podBytes * podEntries + sections(hosts) + sections(racks)
+                    + sections(leaves) + sections(podEntries) + blockBytes;
+        }
+
+        private int sections(int entries) {
+            return (entries + HeaderV2.MAX_ENTRIES - 1) / HeaderV2.MAX_ENTRIES;
+        }
     }
 
     /**
@@ -106,76 +223,117 @@ public final class HeaderV2Planner {
      * @return the cheapest single header for bits[a, b)
      */
     HeaderV2 one(int[] bits, int a, int b, int entropy) {
-        int slotBits = g.slotBits();
-        int hostBytes = codec.entryBytes(HeaderV2.Kind.HOST);
-        int leafBytes = codec.entryBytes(HeaderV2.Kind.LEAF);
-        TreeMap<Integer, List<Integer>> fullByPod = new TreeMap<>();
-        TreeMap<Integer, List<int[]>> partialByBlock = new TreeMap<>();
+        Builder out = new Builder();
         int i = a;
         while (i < b) {
-            int leaf = bits[i] >>> slotBits;
-            int j = i;
-            while (j < b && bits[j] >>> slotBits == leaf) {
+            int j = i + 1;
+            while (j < b && bits[j] >>> g.slotBits() == bits[i] >>> g.slotBits()) {
                 j++;
             }
-            if (j - i == g.slotsPerLeaf()) {
-                fullByPod.computeIfAbsent(g.podOf(bits[i]), x -> new ArrayList<>()).add(leaf << slotBits);
-            } else {
-                partialByBlock.computeIfAbsent(bits[i] >>> 8, x -> new ArrayList<>())
-                        .add(Arrays.copyOfRange(bits, i, j));
-            }
+            out.leaf(bits, i, j);
             i = j;
         }
-        Entries host = new Entries();
-        Entries rack = new Entries();
-        Entries leafs = new Entries();
-        Entries pod = new Entries();
-        List<HeaderV2.Section> blocks = new ArrayList<>();
-        for (Map.Entry<Integer, List<Integer>> e : fullByPod.entrySet()) {
-            List<Integer> racks = e.getValue();
-            if (racks.size() * codec.entryBytes(HeaderV2.Kind.RACK) > codec.entryBytes(HeaderV2.Kind.POD)) {
-                long mask = 0;
-                for (int prefix : racks) {
-                    mask |= 1L << g.leafOf(prefix);
+        return out.build(entropy);
+    }
+
+    /**
+     * Builds one header leaf by leaf in bit index order: whole racks are collected per pod and the other
+     * leaves per block, each decided when its pod or block ends (both are contiguous in that order).
+     */
+    private final class Builder {
+        private final int hostBytes = codec.entryBytes(HeaderV2.Kind.HOST);
+        private final int leafBytes = codec.entryBytes(HeaderV2.Kind.LEAF);
+        private final Entries host = new Entries();
+        private final Entries rack = new Entries();
+        private final Entries leafs = new Entries();
+        private final Entries pod = new Entries();
+        private final List<HeaderV2.Section> blocks = new ArrayList<>();
+        private final int[] podRacks = new int[g.leavesPerPod()];
+        private int racksInPod;
+        private int currentPod = -1;
+        private int[] bits;
+        private final int[] partialFrom = new int[1 << Math.max(0, 8 - g.slotBits())];
+        private final int[] partialTo = new int[partialFrom.length];
+        private int partials;
+        private int currentBlock = -1;
+
+        void leaf(int[] all, int from, int to) {
+            bits = all;
+            if (to - from == g.slotsPerLeaf()) {
+                int p = g.podOf(all[from]);
+                if (p != currentPod) {
+                    flushPod();
+                    currentPod = p;
                 }
-                pod.add(e.getKey(), mask);
+                podRacks[racksInPod++] = all[from];
             } else {
-                racks.forEach(r -> rack.add(r, 0));
+                int blk = all[from] >>> 8;
+                if (blk != currentBlock) {
+                    flushBlock();
+                    currentBlock = blk;
+                }
+                partialFrom[partials] = from;
+                partialTo[partials++] = to;
             }
         }
-        for (Map.Entry<Integer, List<int[]>> e : partialByBlock.entrySet()) {
-            int saving = 0;
-            for (int[] leaf : e.getValue()) {
-                saving += Math.max(0, Math.min(leaf.length * hostBytes, leafBytes) - leaf.length);
+
+        private void flushPod() {
+            if (racksInPod * codec.entryBytes(HeaderV2.Kind.RACK) > codec.entryBytes(HeaderV2.Kind.POD)) {
+                long mask = 0;
+                for (int r = 0; r < racksInPod; r++) {
+                    mask |= 1L << g.leafOf(podRacks[r]);
+                }
+                pod.add(currentPod, mask);
+            } else {
+                for (int r = 0; r < racksInPod; r++) {
+                    rack.add(podRacks[r], 0);
+                }
             }
-            boolean block = saving > 2;
+            racksInPod = 0;
+        }
+
+        private void flushBlock() {
+            int saving = 0;
+            for (int l = 0; l < partials; l++) {
+                int m = partialTo[l] - partialFrom[l];
+                saving += Math.max(0, Math.min(m * hostBytes, leafBytes) - m);
+            }
             Entries inBlock = new Entries();
-            for (int[] leaf : e.getValue()) {
-                if (block && leaf.length < Math.min(leaf.length * hostBytes, leafBytes)) {
-                    for (int bit : leaf) {
-                        inBlock.add(bit & 0xFF, 0);
+            for (int l = 0; l < partials; l++) {
+                int from = partialFrom[l];
+                int to = partialTo[l];
+                int m = to - from;
+                if (saving > 2 && m < Math.min(m * hostBytes, leafBytes)) {
+                    for (int x = from; x < to; x++) {
+                        inBlock.add(bits[x] & 0xFF, 0);
                     }
-                } else if (leaf.length * hostBytes <= leafBytes) {
-                    for (int bit : leaf) {
-                        host.add(bit, 0);
+                } else if (m * hostBytes <= leafBytes) {
+                    for (int x = from; x < to; x++) {
+                        host.add(bits[x], 0);
                     }
                 } else {
                     long mask = 0;
-                    for (int bit : leaf) {
-                        mask |= 1L << g.slotOf(bit);
+                    for (int x = from; x < to; x++) {
+                        mask |= 1L << g.slotOf(bits[x]);
                     }
-                    leafs.add(leaf[0] >>> slotBits << slotBits, mask);
+                    leafs.add(bits[from] >>> g.slotBits() << g.slotBits(), mask);
                 }
             }
-            inBlock.into(HeaderV2.Kind.BLOCK, e.getKey(), blocks);
+            inBlock.into(HeaderV2.Kind.BLOCK, currentBlock, blocks);
+            partials = 0;
         }
-        List<HeaderV2.Section> sections = new ArrayList<>();
-        host.into(HeaderV2.Kind.HOST, 0, sections);
-        rack.into(HeaderV2.Kind.RACK, 0, sections);
-        leafs.into(HeaderV2.Kind.LEAF, 0, sections);
-        pod.into(HeaderV2.Kind.POD, 0, sections);
-        sections.addAll(blocks);
-        return new HeaderV2(HeaderV2.DEFAULT_HOP_LIMIT, entropy, false, sections);
+
+        HeaderV2 build(int entropy) {
+            flushPod();
+            flushBlock();
+            List<HeaderV2.Section> sections = new ArrayList<>();
+            host.into(HeaderV2.Kind.HOST, 0, sections);
+            rack.into(HeaderV2.Kind.RACK, 0, sections);
+            leafs.into(HeaderV2.Kind.LEAF, 0, sections);
+            pod.into(HeaderV2.Kind.POD, 0, sections);
+            sections.addAll(blocks);
+            return new HeaderV2(HeaderV2.DEFAULT_HOP_LIMIT, entropy, false, sections);
+        }
     }
 
     /** Entries of one kind, cut into sections of at most 31. */

@@ -10,6 +10,8 @@ import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.BitmapHeader;
 import org.mcast4ai.engine.bitmap.FabricGeometry;
 import org.mcast4ai.engine.bitmap.HeaderPlanner;
+import org.mcast4ai.engine.bitmap.HeaderV2;
+import org.mcast4ai.engine.bitmap.HeaderV2Planner;
 import org.mcast4ai.engine.bitmap.ReplicationSimulator;
 import org.mcast4ai.engine.bitmap.SwitchTables;
 
@@ -89,7 +91,8 @@ public final class EngineBench {
                     continue;
                 }
                 for (Scenario s : new Scenario[]{Scenario.rackPacked(k, fab.snapshot, n),
-                    Scenario.random(k, fab.snapshot, n, 31L * k + n)}) {
+                    Scenario.spreadRacks(k, fab.snapshot, n, 17L * k + n), Scenario.random(k, fab.snapshot, n,
+                        31L * k + n)}) {
                     Row row = measure(fab, s);
                     rows.add(row);
                     System.out.println(row.line());
@@ -133,6 +136,7 @@ public final class EngineBench {
         final BitIndexTable bits;
         final int[] hostBits;
         final HeaderPlanner planner;
+        final HeaderV2Planner v2;
         final SwitchTables tables;
         final ReplicationSimulator sim;
         final Baselines baselines;
@@ -144,6 +148,7 @@ public final class EngineBench {
             bits = BitIndexTable.forFabric(snapshot);
             hostBits = bits.hostBits(snapshot);
             planner = new HeaderPlanner(bits.geometry());
+            v2 = new HeaderV2Planner(bits.geometry());
             tables = SwitchTables.build(snapshot, bits);
             sim = new ReplicationSimulator(snapshot, tables);
             baselines = new Baselines(snapshot);
@@ -199,6 +204,18 @@ public final class EngineBench {
         row.bitmapLinks = rep.linksUsed();
         row.bitmapBytes = rep.totalBytes();
         row.idealBytes = (long) (row.optimum + s.receivers.length + 1) * PAYLOAD;
+        List<HeaderV2> v2 = fab.v2.planHosts(fab.hostBits, s.receivers, s.source);
+        row.v2Sets = v2.size();
+        for (HeaderV2 h : v2) {
+            row.v2Header += fab.v2.codec().size(h);
+        }
+        row.v2Ns = Median.measure(() -> fab.v2.planHosts(fab.hostBits, s.receivers, s.source).size(), minRuns,
+                budgetNs).cpuNs;
+        ReplicationSimulator.Replication rep2 = fab.sim.simulateV2(s.source, v2, PAYLOAD);
+        if (rep2.hostCopies() != s.receivers.length || rep2.dropped() != 0 || rep2.revisits() != 0) {
+            throw new IllegalStateException("version 2 delivery wrong in " + row.name());
+        }
+        row.v2Bytes = rep2.totalBytes();
         row.staticLeaf = fab.tables.maxEntries(f, Role.LEAF);
         row.staticSpine = fab.tables.maxEntries(f, Role.SPINE);
         row.staticCore = fab.tables.maxEntries(f, Role.SUPER_SPINE);
@@ -269,7 +286,7 @@ public final class EngineBench {
         Plot.Series mcRack = new Plot.Series("bitmap multicast, racks", new Color(30, 150, 70), true);
         Plot.Series ucRack = new Plot.Series("unicast, racks", new Color(235, 140, 0), true);
         for (Row r : rows) {
-            if (r.s.k != k) {
+            if (r.s.k != k || r.s.spreadRacks) {
                 continue;
             }
             double n = r.s.receivers.length;
@@ -312,6 +329,10 @@ public final class EngineBench {
         int bierHeader;
         long bierCopies;
         long bierBytes;
+        long v2Ns;
+        int v2Header;
+        int v2Sets;
+        long v2Bytes;
 
         Row(Scenario s) {
             this.s = s;
@@ -323,20 +344,22 @@ public final class EngineBench {
 
         static String header() {
             return String.format(Locale.ROOT, "%-4s %5s %-6s | %8s %8s %9s %6s %6s %6s %5s %4s %7s %9s | %8s %7s"
-                            + " %8s | %9s %6s %7s %8s | %5s %5s %7s %8s",
+                            + " %8s | %9s %6s %7s %8s | %5s %5s %7s %8s | %7s %5s %4s %8s %8s",
                     "k", "n", "shape", "tree_us", "hdr_us", "t+h_us", "links", "opt", "hdr_B", "sets", "edge",
                     "static", "B/ideal", "uni_us", "uni_cp", "uni/bm", "trel_us", "t_lnk", "t_entr", "trel/bm",
-                    "bier#", "bierB", "bier_cp", "bier/bm");
+                    "bier#", "bierB", "bier_cp", "bier/bm", "v2_us", "v2_B", "v2#", "v2/ideal", "bier/v2");
         }
 
         String line() {
             return String.format(Locale.ROOT, "%-4d %5d %-6s | %8.1f %8.1f %9.1f %6d %6d %6d %5d %4d %7s %9.3f |"
-                            + " %8.1f %7d %8.2f | %9.1f %6d %7d %8.1f | %5d %5d %7d %8.3f",
+                            + " %8.1f %7d %8.2f | %9.1f %6d %7d %8.1f | %5d %5d %7d %8.3f | %7.1f %5d %4d %8.4f"
+                            + " %8.3f",
                     s.k, s.receivers.length, s.shape(), treeNs / 1e3, headerNs / 1e3, compileNs / 1e3,
                     treeLinks, optimum, headerBytes, sets, 0, staticLeaf + "/" + staticSpine + "/" + staticCore,
                     (double) bitmapBytes / idealBytes, unicastNs / 1e3, unicastCopies,
                     (double) unicastBytes / bitmapBytes, trellisNs / 1e3, trellisLinks, 2 * trellisSwitches,
-                    (double) trellisNs / compileNs, bierSets, bierHeader, bierCopies, (double) bierBytes / bitmapBytes);
+                    (double) trellisNs / compileNs, bierSets, bierHeader, bierCopies, (double) bierBytes / bitmapBytes,
+                    v2Ns / 1e3, v2Header, v2Sets, (double) v2Bytes / idealBytes, (double) bierBytes / v2Bytes);
         }
 
         static String markdownHeader() {
@@ -345,21 +368,23 @@ public final class EngineBench {
                     + "static entries "
                     + "leaf/spine/core (max) | bitmap bytes / ideal | unicast µs | unicast link copies | "
                     + "unicast bytes / bitmap | Trellis µs | Trellis links | Trellis entries (flow+group) | "
-                    + "Trellis time / ours | BIER sets | BIER header B | BIER copies | BIER bytes / bitmap |\n"
-                    + "|" + "---|".repeat(26);
+                    + "Trellis time / ours | BIER sets | BIER header B | BIER copies | BIER bytes / bitmap | "
+                    + "v2 header µs | v2 header B | v2 sets | v2 bytes / ideal | BIER bytes / v2 |\n"
+                    + "|" + "---|".repeat(31);
         }
 
         String markdown() {
             return String.format(Locale.ROOT, "| %d | %d | %s | %.1f | %.1f | %.1f | %d | %d | %.1f | %d | %d | %d "
                             + "| 0/0 | %d/%d/%d | %.3f | %.1f | %d | %.2f | %.1f | %d | %d | %.1f | %d | %d | %d "
-                            + "| %.3f |",
+                            + "| %.3f | %.1f | %d | %d | %.4f | %.3f |",
                     s.k, s.receivers.length, s.shape(), treeNs / 1e3, headerNs / 1e3, compileNs / 1e3, treeLinks,
                     optimum, compileWallNs / 1e3, bitmapLinks, headerBytes, sets, staticLeaf, staticSpine,
                     staticCore,
                     (double) bitmapBytes / idealBytes, unicastNs / 1e3, unicastCopies,
                     (double) unicastBytes / bitmapBytes, trellisNs / 1e3, trellisLinks, 2 * trellisSwitches,
                     (double) trellisNs / compileNs, bierSets, bierHeader, bierCopies,
-                    (double) bierBytes / bitmapBytes);
+                    (double) bierBytes / bitmapBytes, v2Ns / 1e3, v2Header, v2Sets, (double) v2Bytes / idealBytes,
+                    (double) bierBytes / v2Bytes);
         }
     }
 }

@@ -12,13 +12,19 @@ final class Scenario {
     final int k;
     final int receiversWanted;
     final boolean rackPacked;
+    final boolean spreadRacks;
     final int source;
     final int[] receivers;
 
     private Scenario(int k, int n, boolean rackPacked, int source, int[] receivers) {
+        this(k, n, rackPacked, false, source, receivers);
+    }
+
+    private Scenario(int k, int n, boolean rackPacked, boolean spreadRacks, int source, int[] receivers) {
         this.k = k;
         this.receiversWanted = n;
         this.rackPacked = rackPacked;
+        this.spreadRacks = spreadRacks;
         this.source = source;
         this.receivers = receivers;
     }
@@ -70,7 +76,40 @@ final class Scenario {
         return new Scenario(k, n, false, source, out);
     }
 
+    /**
+     * Whole racks drawn at random over the fabric, the last one cut to make n (a scheduler placing a job
+     * wherever racks are free); seeded.
+     *
+     * @param k    fat tree radix (for the report)
+     * @param f    fabric
+     * @param n    receivers wanted
+     * @param seed random seed
+     * @return the scenario
+     */
+    static Scenario spreadRacks(int k, FabricSnapshot f, int n, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int source = rnd.nextInt(f.hostCount());
+        int[] leaves = new int[f.switchCount()];
+        int m = 0;
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            if (f.role(sw) == Role.LEAF && sw != f.hostSwitch(source)) {
+                leaves[m++] = sw;
+            }
+        }
+        int[] out = new int[n];
+        int c = 0;
+        for (int i = 0; i < m && c < n; i++) {
+            int j = i + rnd.nextInt(m - i);
+            int sw = leaves[j];
+            leaves[j] = leaves[i];
+            for (int h = f.hostStart(sw); h < f.hostStart(sw + 1) && c < n; h++) {
+                out[c++] = f.hostAt(h);
+            }
+        }
+        return new Scenario(k, n, false, true, source, Arrays.copyOf(out, c));
+    }
+
     String shape() {
-        return rackPacked ? "rack" : "random";
+        return rackPacked ? "rack" : spreadRacks ? "spread" : "random";
     }
 }

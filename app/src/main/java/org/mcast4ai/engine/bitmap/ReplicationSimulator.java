@@ -55,7 +55,7 @@ public final class ReplicationSimulator {
     public Replication simulate(int source, List<BitmapHeader> sets, int payloadBytes, long entropy) {
         List<byte[]> stamped = new ArrayList<>(sets.size());
         sets.forEach(h -> stamped.add(codec.encode(h)));
-        return play(source, stamped, payloadBytes, entropy, new Wire() {
+        return play(source, stamped, payloadBytes, entropy, null, new Wire() {
             @Override
             public BitmapHeader read(byte[] bytes) {
                 return codec.decode(bytes);
@@ -80,11 +80,37 @@ public final class ReplicationSimulator {
      * @throws IllegalStateException if a trimmed copy carries other receivers than the rule gave it
      */
     public Replication simulateV2(int source, List<HeaderV2> sets, int payloadBytes) {
+        return simulateV2(source, sets, payloadBytes, null);
+    }
+
+    /** Sees what every switch did with one packet: the header bytes in and, per copy, the port and bytes out. */
+    public interface HopListener {
+        /**
+         * @param sw      switch index
+         * @param inPort  the port the packet came in on
+         * @param in      the header bytes that came in
+         * @param ports   per copy, the out port
+         * @param out     per copy, the header bytes sent, or null towards a host (header removed)
+         * @param dropped receivers dropped there
+         */
+        void hop(int sw, long inPort, byte[] in, List<Long> ports, List<byte[]> out, int dropped);
+    }
+
+    /**
+     * {@link #simulateV2(int, List, int)}, telling a listener what every switch did.
+     *
+     * @param source       source host index
+     * @param sets         the headers the sender stamps, one packet each
+     * @param payloadBytes payload bytes per packet
+     * @param listener     told about every hop, or null
+     * @return what happened
+     */
+    public Replication simulateV2(int source, List<HeaderV2> sets, int payloadBytes, HopListener listener) {
         HeaderV2Codec v2 = new HeaderV2Codec(tables.geometry());
         FabricGeometry g = tables.geometry();
         Replication total = null;
         for (HeaderV2 set : sets) {
-            Replication r = play(source, List.of(v2.encode(set)), payloadBytes, set.entropy(), new Wire() {
+            Replication r = play(source, List.of(v2.encode(set)), payloadBytes, set.entropy(), listener, new Wire() {
                 @Override
                 public BitmapHeader read(byte[] bytes) {
                     HeaderV2 h = v2.decode(bytes);
@@ -118,7 +144,8 @@ public final class ReplicationSimulator {
         byte[] copy(byte[] in, BitmapHeader out);
     }
 
-    private Replication play(int source, List<byte[]> sets, int payloadBytes, long entropy, Wire wire) {
+    private Replication play(int source, List<byte[]> sets, int payloadBytes, long entropy, HopListener listener,
+                             Wire wire) {
         Replication r = new Replication(fabric.linkCount(), fabric.hostCount(), source);
         int srcSwitch = fabric.hostSwitch(source);
         for (byte[] stamped : sets) {
@@ -140,16 +167,22 @@ public final class ReplicationSimulator {
                 BitmapHeader h = wire.read(in);
                 SwitchLogic.Result out = SwitchLogic.forward(tables.table(sw), (Long) pkt[1], h, entropy);
                 r.dropped += out.dropped();
+                List<Long> ports = new ArrayList<>();
+                List<byte[]> sent = new ArrayList<>();
                 for (SwitchLogic.Copy c : out.copies()) {
-                    deliver(r, sw, c, payloadBytes, queue, in, wire);
+                    ports.add(c.port());
+                    sent.add(deliver(r, sw, c, payloadBytes, queue, in, wire));
+                }
+                if (listener != null) {
+                    listener.hop(sw, (Long) pkt[1], in, ports, sent, out.dropped());
                 }
             }
         }
         return r;
     }
 
-    private void deliver(Replication r, int sw, SwitchLogic.Copy c, int payloadBytes, ArrayDeque<Object[]> queue,
-                         byte[] in, Wire wire) {
+    private byte[] deliver(Replication r, int sw, SwitchLogic.Copy c, int payloadBytes, ArrayDeque<Object[]> queue,
+                           byte[] in, Wire wire) {
         long k = key(sw, c.port());
         Integer link = linkByPort.get(k);
         if (link != null) {
@@ -158,17 +191,18 @@ public final class ReplicationSimulator {
             r.fabricBytes += payloadBytes + bytes.length;
             r.headerBytes += bytes.length;
             queue.add(new Object[]{fabric.linkTo(link), fabric.linkToPort(link), bytes});
-            return;
+            return bytes;
         }
         List<Integer> hosts = hostsByPort.get(k);
         if (hosts == null) {
             r.dropped++;
-            return;
+            return null;
         }
         for (int h : hosts) {
             r.hostCopies[h]++;
             r.hostBytes += payloadBytes;
         }
+        return null;
     }
 
     /** The outcome of one simulation: copies and bytes per link, copies per host, anomalies. */

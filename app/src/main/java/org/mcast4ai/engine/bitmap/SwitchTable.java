@@ -146,6 +146,38 @@ public final class SwitchTable {
         return i >>> 6 < set.length && (set[i >>> 6] & (1L << i)) != 0;
     }
 
+    /**
+     * @param c    downward neighbour position
+     * @param port index into {@link #childPorts(int)}
+     * @return the leaf numbers that port reaches, ascending; empty towards hosts
+     */
+    public int[] childReach(int c, int port) {
+        return childReach[c] == null ? new int[0] : members(childReach[c][port]);
+    }
+
+    /**
+     * @param port index into {@link #upPorts()}
+     * @return the leaf numbers reachable up through it, ascending
+     */
+    public int[] upReach(int port) {
+        return members(upReach[port]);
+    }
+
+    private static int[] members(long[] set) {
+        int n = 0;
+        for (long w : set) {
+            n += Long.bitCount(w);
+        }
+        int[] out = new int[n];
+        int k = 0;
+        for (int i = 0; i < set.length; i++) {
+            for (long w = set[i]; w != 0; w &= w - 1) {
+                out[k++] = (i << 6) | Long.numberOfTrailingZeros(w);
+            }
+        }
+        return out;
+    }
+
     boolean towardsHosts() {
         return childScope == null;
     }

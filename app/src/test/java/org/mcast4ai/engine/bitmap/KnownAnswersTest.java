@@ -1,0 +1,250 @@
+package org.mcast4ai.engine.bitmap;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricGenerators;
+import org.mcast4ai.engine.FabricSnapshot;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The known-answer vectors of the version 2 data plane in {@code models/p4/vectors/}: for each scenario the
+ * static table of every switch and, per switch a packet reaches, the frame in (port, bytes) and the frames
+ * out (port, bytes), produced by the engine's per-hop rule. The files must equal what the rule gives now;
+ * {@code -Dmcast4ai.vectors.write=true} writes them again after a deliberate change.
+ */
+class KnownAnswersTest {
+    private static final Path DIR = Paths.get("..", "models", "p4", "vectors");
+    private static final byte[] GROUP_MAC = {0x33, 0x33, 0x00, 0x4d, 0x00, 0x2a};
+    private static final byte[] SENDER_MAC = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+    private static final int ETHERTYPE_MCAST4AI = 0x88B5;
+
+    @Test
+    void vectorsMatchThePerHopRule() throws IOException {
+        Map<String, String> vectors = new LinkedHashMap<>();
+        FabricSnapshot k4 = FabricGenerators.fatTree(4);
+        Random rnd = new Random(4);
+        int source = k4.hostIndex("h1-1-1");
+        vectors.put("fattree4-random", scenario("fat tree k=4, 6 receivers at random", k4, k4, source,
+                Groups.random(k4, 6, source, rnd), 0x1234));
+        vectors.put("fattree4-racks", scenario("fat tree k=4, the racks of edge2-1, edge2-2 and edge3-1 (POD and"
+                        + " RACK entries)", k4, k4, source,
+                hosts(k4, "h2-1-1", "h2-1-2", "h2-2-1", "h2-2-2", "h3-1-1", "h3-1-2"), 0x0001));
+        FabricSnapshot cut = FabricGenerators.withoutLinks(k4, (a, b) ->
+                a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1"));
+        vectors.put("fattree4-failed-link", scenario("fat tree k=4 without the link agg3-1 to core1-1: the"
+                        + " tables route pod 3 around it", k4, cut, source,
+                hosts(k4, "h3-1-1", "h3-2-2", "h4-1-1"), 0x0000));
+        FabricSnapshot ls = FabricGenerators.leafSpine(2, 4, 3);
+        int lsSource = 0;
+        vectors.put("leafspine-random", scenario("leaf-spine of 2 spines and 4 leaves of 3 hosts, 5 receivers",
+                ls, ls, lsSource, Groups.random(ls, 5, lsSource, new Random(5)), 0x0102));
+        vectors.put("fattree4-malformed", malformed(k4));
+        boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
+        if (write) {
+            Files.createDirectories(DIR);
+        }
+        for (Map.Entry<String, String> v : vectors.entrySet()) {
+            Path file = DIR.resolve(v.getKey() + ".json");
+            if (write) {
+                Files.writeString(file, v.getValue(), StandardCharsets.UTF_8);
+            }
+            assertTrue(Files.exists(file), file + " missing: run with -Dmcast4ai.vectors.write=true");
+            assertEquals(Files.readString(file, StandardCharsets.UTF_8), v.getValue(),
+                    file + " differs from the per-hop rule");
+        }
+    }
+
+    private static int[] hosts(FabricSnapshot f, String... names) {
+        return Arrays.stream(names).mapToInt(f::hostIndex).sorted().toArray();
+    }
+
+    private static String scenario(String what, FabricSnapshot whole, FabricSnapshot f, int source, int[] group,
+                                   int entropy) {
+        BitIndexTable bits = BitIndexTable.forFabric(whole);
+        SwitchTables tables = SwitchTables.build(f, bits);
+        ReplicationSimulator sim = new ReplicationSimulator(f, tables);
+        List<HeaderV2> sets = new HeaderV2Planner(bits.geometry()).planHosts(bits.hostBits(whole), group, entropy);
+        byte[] inner = inner(entropy);
+        List<String> packets = new ArrayList<>();
+        TreeSet<Integer> touched = new TreeSet<>();
+        ReplicationSimulator.Replication r = sim.simulateV2(source, sets, inner.length, (sw, inPort, in, ports, out,
+                                                                                         dropped) -> {
+            touched.add(sw);
+            StringBuilder outs = new StringBuilder();
+            for (int i = 0; i < ports.size(); i++) {
+                outs.append(i == 0 ? "" : ",\n").append("        {\"port\": ").append(ports.get(i))
+                        .append(", \"frame\": \"").append(hex(frame(out.get(i), inner))).append("\"}");
+            }
+            packets.add("    {\"switch\": \"" + f.switchName(sw) + "\", \"role\": \"" + f.role(sw)
+                    + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frame(in, inner))
+                    + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ") + "], \"dropped\": "
+                    + dropped + "}");
+        });
+        if (r.hostCopies() != group.length) {
+            throw new IllegalStateException("scenario delivers " + r.hostCopies() + " of " + group.length);
+        }
+        StringBuilder receivers = new StringBuilder();
+        for (int h : group) {
+            receivers.append(receivers.length() == 0 ? "" : ", ").append('"').append(whole.hostName(h)).append('"');
+        }
+        return "{\n  \"description\": \"" + what + "\",\n  \"geometry\": " + geometry(bits.geometry())
+                + ",\n  \"source\": \"" + whole.hostName(source) + "\",\n  \"receivers\": [" + receivers
+                + "],\n  \"switches\": {\n" + switches(f, tables, touched) + "\n  },\n  \"packets\": [\n"
+                + String.join(",\n", packets) + "\n  ]\n}\n";
+    }
+
+    /** Frames a switch must drop: a version 1 header, a hop limit of 0, a truncated section. */
+    private static String malformed(FabricSnapshot f) {
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        SwitchTables tables = SwitchTables.build(f, bits);
+        FabricGeometry g = bits.geometry();
+        int leaf = f.switchIndex("edge1-1");
+        byte[] inner = inner(0);
+        HeaderV2Codec codec = new HeaderV2Codec(g);
+        byte[] good = codec.encode(new HeaderV2Planner(g).plan(new int[]{g.bit(1, 0, 1), g.bit(2, 1, 0)}, 0).get(0));
+        byte[] v1 = good.clone();
+        v1[0] = (byte) (0x10 | (v1[0] & 0x0F));
+        byte[] expired = good.clone();
+        expired[0] = (byte) 0x20;
+        byte[] truncated = Arrays.copyOf(good, good.length - 2);
+        List<String> packets = new ArrayList<>();
+        for (byte[][] c : new byte[][][]{{v1, "version 1".getBytes(StandardCharsets.US_ASCII)},
+            {expired, "hop limit 0".getBytes(StandardCharsets.US_ASCII)},
+            {truncated, "truncated section".getBytes(StandardCharsets.US_ASCII)}}) {
+            int dropped = 0;
+            try {
+                HeaderV2 h = codec.decode(c[0]);
+                SwitchLogic.Result res = SwitchLogic.forward(tables.table(leaf), 1,
+                        new BitmapHeader(Encoding.LIST, h.hopLimit(), h.receivers(g)), h.entropy());
+                if (!res.copies().isEmpty()) {
+                    throw new IllegalStateException("a malformed frame was forwarded");
+                }
+                dropped = res.dropped();
+            } catch (IllegalArgumentException refused) {
+                dropped = 0;
+            }
+            packets.add("    {\"switch\": \"edge1-1\", \"role\": \"LEAF\", \"in_port\": 1, \"why\": \""
+                    + new String(c[1], StandardCharsets.US_ASCII) + "\",\n      \"frame\": \""
+                    + hex(frame(c[0], inner)) + "\",\n      \"out\": [], \"dropped\": " + dropped + "}");
+        }
+        return "{\n  \"description\": \"frames the source leaf of fat tree k=4 must drop\",\n  \"geometry\": "
+                + geometry(g) + ",\n  \"switches\": {\n" + switches(f, tables, new TreeSet<>(List.of(leaf)))
+                + "\n  },\n  \"packets\": [\n" + String.join(",\n", packets) + "\n  ]\n}\n";
+    }
+
+    private static String geometry(FabricGeometry g) {
+        return "{\"three_tier\": " + g.threeTier() + ", \"pods\": " + g.pods() + ", \"leaves_per_pod\": "
+                + g.leavesPerPod() + ", \"slots_per_leaf\": " + g.slotsPerLeaf() + ", \"leaf_bits\": " + g.leafBits()
+                + ", \"slot_bits\": " + g.slotBits() + "}";
+    }
+
+    private static String switches(FabricSnapshot f, SwitchTables tables, TreeSet<Integer> which) {
+        List<String> out = new ArrayList<>();
+        for (int sw : which) {
+            SwitchTable t = tables.table(sw);
+            StringBuilder children = new StringBuilder();
+            for (int c = 0; c < t.children(); c++) {
+                long[] ports = t.childPorts(c);
+                StringBuilder reach = new StringBuilder();
+                for (int p = 0; p < ports.length; p++) {
+                    reach.append(p == 0 ? "" : ", ").append(Arrays.toString(t.childReach(c, p)));
+                }
+                children.append(c == 0 ? "" : ", ").append("{\"lo\": ").append(t.childLo(c)).append(", \"hi\": ")
+                        .append(t.childHi(c)).append(", \"ports\": ").append(Arrays.toString(ports))
+                        .append(", \"reach\": [").append(reach).append("]}");
+            }
+            StringBuilder up = new StringBuilder();
+            long[] ups = t.upPorts();
+            for (int p = 0; p < ups.length; p++) {
+                up.append(p == 0 ? "" : ", ").append("{\"port\": ").append(ups[p]).append(", \"reach\": ")
+                        .append(Arrays.toString(t.upReach(p))).append('}');
+            }
+            out.add("    \"" + f.switchName(sw) + "\": {\"role\": \"" + f.role(sw) + "\", \"self_lo\": " + t.selfLo()
+                    + ", \"self_hi\": " + t.selfHi() + ", \"to_hosts\": " + (t.childScope() == null)
+                    + ",\n      \"children\": [" + children + "],\n      \"up\": [" + up + "]}");
+        }
+        return String.join(",\n", out);
+    }
+
+    /** Ethernet, then the header (or, towards a host, nothing: the EtherType becomes IPv6), then the packet. */
+    private static byte[] frame(byte[] header, byte[] inner) {
+        int type = header == null ? 0x86DD : ETHERTYPE_MCAST4AI;
+        byte[] out = new byte[14 + (header == null ? 0 : header.length) + inner.length];
+        System.arraycopy(GROUP_MAC, 0, out, 0, 6);
+        System.arraycopy(SENDER_MAC, 0, out, 6, 6);
+        out[12] = (byte) (type >>> 8);
+        out[13] = (byte) type;
+        int at = 14;
+        if (header != null) {
+            System.arraycopy(header, 0, out, at, header.length);
+            at += header.length;
+        }
+        System.arraycopy(inner, 0, out, at, inner.length);
+        return out;
+    }
+
+    /** IPv6 (fd00::1 to ff3e::4d:2a) and UDP to 4791 with a 16-byte payload and a valid checksum. */
+    private static byte[] inner(int entropy) {
+        byte[] payload = "mcast4ai vector ".getBytes(StandardCharsets.US_ASCII);
+        byte[] p = new byte[40 + 8 + payload.length];
+        int udpLen = 8 + payload.length;
+        p[0] = 0x60;
+        p[4] = (byte) (udpLen >>> 8);
+        p[5] = (byte) udpLen;
+        p[6] = 17;
+        p[7] = 64;
+        p[8] = (byte) 0xfd;
+        p[23] = 1;
+        p[24] = (byte) 0xff;
+        p[25] = 0x3e;
+        p[36] = 0x00;
+        p[37] = 0x4d;
+        p[38] = 0x00;
+        p[39] = 0x2a;
+        int srcPort = 0xC000 | (entropy & 0x3FFF);
+        p[40] = (byte) (srcPort >>> 8);
+        p[41] = (byte) srcPort;
+        p[42] = (byte) (4791 >>> 8);
+        p[43] = (byte) 4791;
+        p[44] = (byte) (udpLen >>> 8);
+        p[45] = (byte) udpLen;
+        System.arraycopy(payload, 0, p, 48, payload.length);
+        long sum = 0;
+        for (int i = 8; i < 40; i += 2) {
+            sum += ((p[i] & 0xFF) << 8) | (p[i + 1] & 0xFF);
+        }
+        sum += udpLen + 17;
+        for (int i = 40; i < p.length; i += 2) {
+            sum += ((p[i] & 0xFF) << 8) | (i + 1 < p.length ? p[i + 1] & 0xFF : 0);
+        }
+        while (sum >>> 16 != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        int check = (int) (~sum & 0xFFFF);
+        p[46] = (byte) (check >>> 8);
+        p[47] = (byte) check;
+        return p;
+    }
+
+    private static String hex(byte[] b) {
+        StringBuilder s = new StringBuilder(2 * b.length);
+        for (byte x : b) {
+            s.append(String.format("%02x", x & 0xFF));
+        }
+        return s.toString();
+    }
+}

@@ -39,6 +39,8 @@ public final class GroupIndex {
         final Set<DeviceId> devices;
         final List<ConnectPoint[]> links;
         final Set<HostId> hosts;
+        // built on the first link event that asks (every event of a failure burst asks again)
+        private volatile Set<LinkKey> linkKeys;
 
         Entry(Long group, GroupPlan plan, Set<HostId> hosts) {
             this.group = group;
@@ -48,13 +50,16 @@ public final class GroupIndex {
         }
 
         boolean uses(LinkKey link) {
-            for (ConnectPoint[] l : links) {
-                if (l[0].equals(link.src()) && l[1].equals(link.dst())
-                        || l[0].equals(link.dst()) && l[1].equals(link.src())) {
-                    return true;
+            Set<LinkKey> keys = linkKeys;
+            if (keys == null) {
+                ImmutableSet.Builder<LinkKey> b = ImmutableSet.builder();
+                for (ConnectPoint[] l : links) {
+                    b.add(LinkKey.linkKey(l[0], l[1]));
                 }
+                keys = b.build();
+                linkKeys = keys;
             }
-            return false;
+            return keys.contains(link) || keys.contains(LinkKey.linkKey(link.dst(), link.src()));
         }
     }
 

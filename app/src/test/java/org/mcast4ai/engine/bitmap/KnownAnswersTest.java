@@ -91,8 +91,8 @@ class KnownAnswersTest {
             }
             packets.add("    {\"switch\": \"" + f.switchName(sw) + "\", \"role\": \"" + f.role(sw)
                     + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frame(in, inner))
-                    + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ") + "], \"dropped\": "
-                    + dropped + "}");
+                    + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ")
+                    + "], \"dropped\": " + dropped + "}");
         });
         if (r.hostCopies() != group.length) {
             throw new IllegalStateException("scenario delivers " + r.hostCopies() + " of " + group.length);

@@ -7,8 +7,9 @@ import java.util.Objects;
 
 /**
  * Bytes of a version 2 header for one fabric geometry ({@code models/header/README.md}): a 4-byte fixed
- * part (version and hop limit, flags, flow entropy), then sections, each a 1-byte section header (kind in
- * bits 7-5, entry count 1..31 in bits 4-0) and its entries, then a 0 byte. Every entry of a kind has the
+ * part (version and hop limit, flags, flow entropy), then sections in kind order (BLOCK sections by block),
+ * each a 1-byte section header (kind in bits 7-5, entry count 1..31 in bits 4-0) and its entries, then a 0
+ * byte. Every entry of a kind has the
  * same size, fixed by the geometry, so a parser advances by constants and selects on the kind and count.
  */
 public final class HeaderV2Codec {
@@ -145,6 +146,8 @@ public final class HeaderV2Codec {
         int entropy = ((in[2] & 0xFF) << 8) | (in[3] & 0xFF);
         List<HeaderV2.Section> sections = new ArrayList<>();
         int at = FIXED_BYTES;
+        int lastKind = 0;
+        int lastBlock = -1;
         while (true) {
             need(in, at, 1);
             int sh = in[at++] & 0xFF;
@@ -156,10 +159,19 @@ public final class HeaderV2Codec {
             if (count == 0) {
                 throw new IllegalArgumentException("empty section at byte " + (at - 1));
             }
+            // kinds in order (a switch's deparser emits them in that order): HOST, RACK, LEAF, POD, BLOCK
+            if (kind.code() < lastKind) {
+                throw new IllegalArgumentException("section kind " + kind + " after a later kind at byte " + (at - 1));
+            }
+            lastKind = kind.code();
             int block = 0;
             if (kind == HeaderV2.Kind.BLOCK) {
                 need(in, at, 1);
                 block = in[at++] & 0xFF;
+                if (block < lastBlock) {
+                    throw new IllegalArgumentException("block " + block + " after block " + lastBlock);
+                }
+                lastBlock = block;
             }
             int size = entryBytes(kind);
             need(in, at, count * size);

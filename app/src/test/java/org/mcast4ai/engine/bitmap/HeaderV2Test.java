@@ -65,6 +65,11 @@ class HeaderV2Test {
         assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, 0x22, 0, 1}));
         assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, (byte) 0xE1, 0, 0}));
         assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, 0x20, 0}));
+        // out of kind order: a RACK section before a HOST section; BLOCK sections out of block order
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, 0x41, 0, 4, 0x21,
+            0, 1, 0}));
+        assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[]{0x28, 0, 0, 0, (byte) 0xA1, 1, 0,
+            (byte) 0xA1, 0, 0, 0}));
     }
 
     @Test

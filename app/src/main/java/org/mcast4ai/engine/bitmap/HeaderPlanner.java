@@ -21,7 +21,6 @@ public final class HeaderPlanner {
     public static final int MIN_MAX_BYTES = 64;
 
     /** Groups smaller than this are sorted; larger ones go through a 65,536-bit set. */
-    private static final int SORT_BELOW = 256;
 
     private final HeaderCodec codec;
     private final FabricGeometry g;
@@ -63,46 +62,7 @@ public final class HeaderPlanner {
      * @return one header per set (packet), in bit index order; empty if no receiver has a bit index
      */
     public List<BitmapHeader> planHosts(int[] hostBits, int[] receivers) {
-        if (receivers.length < SORT_BELOW) {
-            return planSorted(sortedDistinct(hostBits, receivers));
-        }
-        long[] words = new long[(1 << FabricGeometry.INDEX_BITS) / 64];
-        int n = 0;
-        for (int r : receivers) {
-            int b = hostBits[r];
-            if (b >= 0 && (words[b >>> 6] & (1L << b)) == 0) {
-                words[b >>> 6] |= 1L << b;
-                n++;
-            }
-        }
-        int[] bits = new int[n];
-        int k = 0;
-        for (int w = 0; w < words.length && k < n; w++) {
-            long x = words[w];
-            while (x != 0) {
-                bits[k++] = (w << 6) | Long.numberOfTrailingZeros(x);
-                x &= x - 1;
-            }
-        }
-        return planSorted(bits);
-    }
-
-    private static int[] sortedDistinct(int[] hostBits, int[] receivers) {
-        int[] bits = new int[receivers.length];
-        int n = 0;
-        for (int r : receivers) {
-            if (hostBits[r] >= 0) {
-                bits[n++] = hostBits[r];
-            }
-        }
-        Arrays.sort(bits, 0, n);
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            if (k == 0 || bits[k - 1] != bits[i]) {
-                bits[k++] = bits[i];
-            }
-        }
-        return k == bits.length ? bits : Arrays.copyOf(bits, k);
+        return planSorted(ReceiverBits.of(hostBits, receivers));
     }
 
     /**

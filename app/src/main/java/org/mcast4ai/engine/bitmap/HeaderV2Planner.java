@@ -53,40 +53,7 @@ public final class HeaderV2Planner {
      * @return one header per packet, in bit index order; empty if no receiver has a bit index
      */
     public List<HeaderV2> planHosts(int[] hostBits, int[] receivers, int entropy) {
-        if (receivers.length < 64) {
-            int[] bits = new int[receivers.length];
-            int n = 0;
-            for (int r : receivers) {
-                if (hostBits[r] >= 0) {
-                    bits[n++] = hostBits[r];
-                }
-            }
-            Arrays.sort(bits, 0, n);
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                if (k == 0 || bits[k - 1] != bits[i]) {
-                    bits[k++] = bits[i];
-                }
-            }
-            return plan(k == bits.length ? bits : Arrays.copyOf(bits, k), entropy);
-        }
-        long[] words = new long[(1 << FabricGeometry.INDEX_BITS) / 64];
-        int n = 0;
-        for (int r : receivers) {
-            int b = hostBits[r];
-            if (b >= 0 && (words[b >>> 6] & (1L << b)) == 0) {
-                words[b >>> 6] |= 1L << b;
-                n++;
-            }
-        }
-        int[] bits = new int[n];
-        int k = 0;
-        for (int w = 0; w < words.length && k < n; w++) {
-            for (long x = words[w]; x != 0; x &= x - 1) {
-                bits[k++] = (w << 6) | Long.numberOfTrailingZeros(x);
-            }
-        }
-        return plan(bits, entropy);
+        return plan(ReceiverBits.of(hostBits, receivers), entropy);
     }
 
     /**

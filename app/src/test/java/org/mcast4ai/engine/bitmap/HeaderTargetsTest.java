@@ -197,7 +197,15 @@ class HeaderTargetsTest {
 
     private static ReplicationSimulator.Replication assertDeliveredV2(Fabric f, int source, int[] group,
                                                                       List<HeaderV2> sets) {
-        ReplicationSimulator.Replication r = f.sim.simulateV2(source, sets, PAYLOAD);
+        return assertExactlyOnce(group, f.sim.simulateV2(source, sets, PAYLOAD));
+    }
+
+    private static ReplicationSimulator.Replication assertDelivered(Fabric f, int source, int[] group,
+                                                                    List<BitmapHeader> sets) {
+        return assertExactlyOnce(group, f.sim.simulate(source, sets, PAYLOAD, source));
+    }
+
+    private static ReplicationSimulator.Replication assertExactlyOnce(int[] group, ReplicationSimulator.Replication r) {
         assertEquals(group.length, r.hostCopies(), "copies delivered");
         for (int h : group) {
             assertEquals(1, r.copiesAt(h));
@@ -206,14 +214,6 @@ class HeaderTargetsTest {
         assertEquals(0, r.dropped());
         return r;
     }
-
-    private static ReplicationSimulator.Replication assertDelivered(Fabric f, int source, int[] group,
-                                                                    List<BitmapHeader> sets) {
-        ReplicationSimulator.Replication r = f.sim.simulate(source, sets, PAYLOAD, source);
-        assertEquals(group.length, r.hostCopies(), "copies delivered");
-        for (int h : group) {
-            assertEquals(1, r.copiesAt(h));
-        }
         assertEquals(0, r.revisits());
         assertEquals(0, r.dropped());
         return r;

@@ -214,10 +214,6 @@ class HeaderTargetsTest {
         assertEquals(0, r.dropped());
         return r;
     }
-        assertEquals(0, r.revisits());
-        assertEquals(0, r.dropped());
-        return r;
-    }
 
     private static void report(String what, Fabric f, List<BitmapHeader> sets, int size) {
         System.out.println("hosts=" + f.snapshot.hostCount() + " " + what + ": " + sets.get(0).encoding() + " "

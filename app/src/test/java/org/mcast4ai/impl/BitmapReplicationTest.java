@@ -118,6 +118,30 @@ class BitmapReplicationTest {
     }
 
     @Test
+    void afterARestartTheLostStampGoesAgainWithoutWaitingForTheStaticTables() {
+        placeStatic();
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state());
+        // ONOS restarts and forgets its flow table; its first flow audit would purge what it no longer knows, so
+        // the stamp must be in its store again before the static tables are acknowledged once more
+        new ArrayList<>(h.flows.allRules()).forEach(h.flows::lose);
+        int before = h.flows.batches().size();
+        h.restart();
+        List<FlowRuleOperations> sent = h.flows.batches().subList(before, h.flows.batches().size());
+        assertTrue(sent.stream().anyMatch(b -> b.stages().stream().flatMap(Set::stream)
+                        .anyMatch(op -> op.rule().priority() >= 40000 && op.rule().deviceId().equals(leaf(1)))),
+                "the stamp on the source leaf goes with the static tables, not after them");
+        P2mpGroup waiting = h.get(g.id());
+        assertEquals(GroupState.INSTALLING, waiting.state(), "not INSTALLED before the static tables are acked");
+        assertEquals(Desired.WAITING_FOR_STATIC, waiting.reason());
+        h.flows.ackAll();
+        h.flows.ackAll();
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+    }
+
+    @Test
     void autoPicksBitmapOnAFabricThatFitsAndSaysWhy() {
         placeStatic();
         P2mpGroup g = h.manager.submit(request("a", 2, 1, 4, 2));

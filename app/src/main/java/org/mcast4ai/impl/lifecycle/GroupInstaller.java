@@ -217,6 +217,18 @@ public final class GroupInstaller {
             return;
         }
         step.mode(desired.mode);
+        if (desired.waitingFor != null && onlyLost(diff, lost)) {
+            // ONOS lost entries the switches still hold (a restart): its first flow audit would purge them as
+            // extraneous while the state they hand packets to is acknowledged again, so they go again at once; the
+            // group waits on, and is rescheduled when that state is in place
+            waitingForFabric.add(id.value());
+            P2mpGroup sending = step.finish(GroupState.INSTALLING, desired.waitingFor, desired.unreachable);
+            if (sending != null) {
+                send(sending, record, diff, new InstallAttempt(diff.moves(), desired.plan.links(),
+                        GroupState.INSTALLING, GroupState.INSTALLING, desired.waitingFor, null, false));
+            }
+            return;
+        }
         if (desired.waitingFor != null) {
             // the entries hand packets to state that is not acknowledged yet: until it is, the group would be
             // reported INSTALLED while its packets were dropped; it is rescheduled when the state is in place
@@ -234,6 +246,22 @@ public final class GroupInstaller {
             send(sending, record, diff, new InstallAttempt(diff.moves(), desired.plan.links(), GroupState.INSTALLING,
                     desired.outcome, desired.reason, desired.failure, false));
         }
+    }
+
+    // true if every entry the diff sends is one the record had installed and ONOS's stores no longer list
+    private static boolean onlyLost(Diff diff, List<DeviceEntry> lost) {
+        if (lost.isEmpty()) {
+            return false;
+        }
+        Set<DeviceEntry> missing = new HashSet<>(lost);
+        for (List<Move> moves : diff.moves().values()) {
+            for (Move m : moves) {
+                if (m.target() != null && !missing.contains(m.target())) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     // entries on gone devices that are no longer needed move from installed to uncertain in the record

@@ -86,9 +86,10 @@ public final class HeaderV2Planner {
             while (j < bits.length && bits[j] >>> g.slotBits() == bits[i] >>> g.slotBits()) {
                 j++;
             }
+            int before = size.bytes();
             size.add(bits[i], j - i);
             if (size.bytes() > maxBytes && i > setStart) {
-                sets.add(checked(one(bits, setStart, i, entropy)));
+                sets.add(checked(one(bits, setStart, i, entropy), before));
                 setStart = i;
                 size = new Estimate();
                 size.add(bits[i], j - i);
@@ -96,7 +97,7 @@ public final class HeaderV2Planner {
             i = j;
         }
         if (setStart < bits.length) {
-            sets.add(checked(one(bits, setStart, bits.length, entropy)));
+            sets.add(checked(one(bits, setStart, bits.length, entropy), size.bytes()));
         }
         return sets;
     }
@@ -106,6 +107,37 @@ public final class HeaderV2Planner {
             throw new IllegalStateException("planned " + codec.size(h) + " B over the budget of " + maxBytes);
         }
         return h;
+    }
+
+    private HeaderV2 checked(HeaderV2 h, int estimated) {
+        if (codec.size(h) != estimated) {
+            throw new IllegalStateException("built " + codec.size(h) + " B where the running size said " + estimated);
+        }
+        return checked(h);
+    }
+
+    // The choices, shared by the running size and the builder so that the two cannot drift apart.
+
+    /** @return true if a pod's whole racks cost less as one POD entry than as RACK entries */
+    private boolean racksAsPod(int racks) {
+        return racks * codec.entryBytes(HeaderV2.Kind.RACK) > codec.entryBytes(HeaderV2.Kind.POD);
+    }
+
+    /** @return true if a partial leaf outside a BLOCK section goes as HOST entries (else as one LEAF entry) */
+    private boolean asHosts(int receivers) {
+        return receivers * codec.entryBytes(HeaderV2.Kind.HOST) <= codec.entryBytes(HeaderV2.Kind.LEAF);
+    }
+
+    /** @return bytes a partial leaf saves in a BLOCK section (1 byte per receiver); it joins one only if positive */
+    private int blockSaving(int receivers) {
+        int alone = asHosts(receivers) ? receivers * codec.entryBytes(HeaderV2.Kind.HOST)
+                : codec.entryBytes(HeaderV2.Kind.LEAF);
+        return Math.max(0, alone - receivers);
+    }
+
+    /** @return true if a block's savings pay for its section header and block byte */
+    private static boolean blockPays(int saving) {
+        return saving > HeaderV2Codec.SECTION_BYTES + 1;
     }
 
     /**
@@ -135,10 +167,10 @@ public final class HeaderV2Planner {
             // would not join it
             int[] b = blocks.computeIfAbsent(first >>> 8, x -> new int[6]);
             block(b, -1);
-            int alt = Math.min(2 * count, leafBytes);
-            boolean host = 2 * count <= leafBytes;
-            if (count < alt) {
-                b[0] += alt - count;
+            boolean host = asHosts(count);
+            int saving = blockSaving(count);
+            if (saving > 0) {
+                b[0] += saving;
                 b[1] += count;
                 b[2] += host ? count : 0;
                 b[3] += host ? 0 : 1;
@@ -153,7 +185,7 @@ public final class HeaderV2Planner {
             if (p[0] == 0) {
                 return;
             }
-            if (2 * p[0] > podBytes) {
+            if (racksAsPod(p[0])) {
                 podEntries += sign;
             } else {
                 racks += sign * p[0];
@@ -163,7 +195,7 @@ public final class HeaderV2Planner {
         private void block(int[] b, int sign) {
             hosts += sign * b[4];
             leaves += sign * b[5];
-            if (b[0] > 2) {
+            if (blockPays(b[0])) {
                 blockBytes += sign * (b[1] + 2 * sections(b[1]));
             } else {
                 hosts += sign * b[2];
@@ -208,8 +240,6 @@ public final class HeaderV2Planner {
      * leaves per block, each decided when its pod or block ends (both are contiguous in that order).
      */
     private final class Builder {
-        private final int hostBytes = codec.entryBytes(HeaderV2.Kind.HOST);
-        private final int leafBytes = codec.entryBytes(HeaderV2.Kind.LEAF);
         private final Entries host = new Entries();
         private final Entries rack = new Entries();
         private final Entries leafs = new Entries();
@@ -245,7 +275,7 @@ public final class HeaderV2Planner {
         }
 
         private void flushPod() {
-            if (racksInPod * codec.entryBytes(HeaderV2.Kind.RACK) > codec.entryBytes(HeaderV2.Kind.POD)) {
+            if (racksAsPod(racksInPod)) {
                 long mask = 0;
                 for (int r = 0; r < racksInPod; r++) {
                     mask |= 1L << g.leafOf(podRacks[r]);
@@ -263,18 +293,18 @@ public final class HeaderV2Planner {
             int saving = 0;
             for (int l = 0; l < partials; l++) {
                 int m = partialTo[l] - partialFrom[l];
-                saving += Math.max(0, Math.min(m * hostBytes, leafBytes) - m);
+                saving += blockSaving(m);
             }
             Entries inBlock = new Entries();
             for (int l = 0; l < partials; l++) {
                 int from = partialFrom[l];
                 int to = partialTo[l];
                 int m = to - from;
-                if (saving > 2 && m < Math.min(m * hostBytes, leafBytes)) {
+                if (blockPays(saving) && blockSaving(m) > 0) {
                     for (int x = from; x < to; x++) {
                         inBlock.add(bits[x] & 0xFF, 0);
                     }
-                } else if (m * hostBytes <= leafBytes) {
+                } else if (asHosts(m)) {
                     for (int x = from; x < to; x++) {
                         host.add(bits[x], 0);
                     }

@@ -35,6 +35,8 @@ public final class SubsetEncoder {
     private static final int UNUSED = 0xFFF;
 
     private final HeaderPlanner planner;
+    // made on first use: version 2 covers fewer geometries than version 1 (at most 64 slots per leaf)
+    private volatile HeaderV2Planner plannerV2;
     private final int[] memberBits;           // rank -> bit index
     private final Map<String, Integer> rankOf; // receiver -> rank
 
@@ -113,8 +115,12 @@ public final class SubsetEncoder {
         for (int i = 0; i < ranks.length; i++) {
             bits[i] = bitOfRank(ranks[i]);
         }
-        return new HeaderV2Planner(planner.codec().geometry()).plan(Arrays.stream(bits).sorted().distinct()
-                .toArray(), entropy);
+        HeaderV2Planner v2 = plannerV2;
+        if (v2 == null) {
+            v2 = new HeaderV2Planner(planner.codec().geometry());
+            plannerV2 = v2;
+        }
+        return v2.plan(Arrays.stream(bits).sorted().distinct().toArray(), entropy);
     }
 
     /**

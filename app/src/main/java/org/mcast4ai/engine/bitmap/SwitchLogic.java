@@ -128,7 +128,7 @@ public final class SwitchLogic {
                 up = withoutRange(up, table.selfLo(), table.selfHi());
             }
         }
-        int uplinks = table.upPorts().length;
+        int uplinks = table.upPortCount();
         if (up.length == 0) {
             return new Result(copies, dropped);
         }

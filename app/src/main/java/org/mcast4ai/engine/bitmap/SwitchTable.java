@@ -190,6 +190,10 @@ public final class SwitchTable {
         return childPorts[c].length;
     }
 
+    int upPortCount() {
+        return upPorts.length;
+    }
+
     long upPort(int i) {
         return upPorts[i];
     }
@@ -199,9 +203,6 @@ public final class SwitchTable {
         return p.length == 1 ? p[0] : p[(int) Math.floorMod(entropy, (long) p.length)];
     }
 
-    long pickUp(long entropy) {
-        return upPorts[(int) Math.floorMod(entropy, (long) upPorts.length)];
-    }
 
     @Override
     public boolean equals(Object o) {

@@ -290,6 +290,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         }
         store.setDelegate(delegate);
         bitmaps.setOnStaticInPlace(() -> scheduler.later(scheduler::staticTablesInPlace));
+        bitmaps.setOnStaticRefused(() -> scheduler.later(scheduler::staticTablesRefused));
         // one instance programs the static tables; the others learn from its record that they are in place
         bitmaps.setOwner(() -> workPartitionService.isMine(0L, Long::longValue));
         store.addStaticTablesListener(staticTablesChanged);

@@ -432,6 +432,71 @@ class BitmapReplicationTest {
     }
 
     @Test
+    void receiversBehindALeafBackWithoutItsTablesAreListedUntilItHoldsThemAgain() throws InterruptedException {
+        placeStatic();
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 4, 2));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+        Endpoint behind = Endpoint.of(hostId(4, 2));
+        h.fabric.deviceDown(leaf(4));
+        h.flows.ackAll();
+        assertEquals(GroupState.DEGRADED, h.get(g.id()).state(), h.get(g.id()).reason());
+
+        // the leaf comes back empty; ONOS's group store still lists its egress groups ADDED, so the switch refuses
+        // the static rules that name them
+        h.fabric.deviceUp(leaf(4));
+        h.flows.rulesOn(leaf(4)).forEach(h.flows::lose);
+        int before = h.flows.batches().size();
+        h.flows.answerPending(leaf(4));
+        assertTrue(h.flows.batches().subList(before, h.flows.batches().size()).stream()
+                .anyMatch(b -> devices(b).contains(leaf(4))), "the static tables went to the leaf");
+        P2mpGroup waiting = h.get(g.id());
+        // the stamp gets the receiver's bit back, and that waits for the tables
+        assertEquals(GroupState.INSTALLING, waiting.state(), "never INSTALLED while a receiver's leaf lacks its "
+                + "tables: " + waiting.reason());
+
+        // ONOS's group audit sends the groups again: the rules follow, and once acknowledged the group is whole
+        h.groups.sentAgain(leaf(4));
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (h.get(g.id()).state() != GroupState.INSTALLED && System.currentTimeMillis() < deadline) {
+            h.flows.ackAll();
+            Thread.sleep(10);
+        }
+        P2mpGroup now = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, now.state(), now.reason());
+        assertTrue(now.unreachable().isEmpty(), now.unreachable().toString());
+        assertTrue(!h.flows.rulesOn(leaf(4)).isEmpty(), "the leaf holds its static rules again");
+    }
+
+    @Test
+    void aGroupWhoseStampStaysListsTheReceiversBehindALeafThatRefusedItsTables() throws InterruptedException {
+        placeStatic();
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 4, 2));
+        h.flows.ackAll();
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+        BitmapStamp stamp = h.store.programmed(g.id()).installedOne(BitmapStamp.class);
+        // a link change re-plans the static tables; the group's stamp stays, receiver leaf 4 refuses its part
+        h.fabric.linkDown(4, 2);
+        h.flows.answerPending(leaf(4));
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (h.get(g.id()).state() == GroupState.INSTALLED && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        P2mpGroup listed = h.get(g.id());
+        assertEquals(GroupState.DEGRADED, listed.state(), listed.reason());
+        assertEquals(Set.of(Endpoint.of(hostId(4, 2))), listed.unreachable());
+        assertTrue(listed.reason().contains(Desired.WAITING_ON + "[" + leaf(4) + "]"), listed.reason());
+        assertEquals(stamp, h.store.programmed(g.id()).installedOne(BitmapStamp.class), "the stamp was not rewritten");
+
+        // the retry of the static tables is accepted: the group is whole again
+        while (h.get(g.id()).state() != GroupState.INSTALLED && System.currentTimeMillis() < deadline) {
+            h.flows.ackAll();
+            Thread.sleep(10);
+        }
+        assertEquals(GroupState.INSTALLED, h.get(g.id()).state(), h.get(g.id()).reason());
+    }
+
+    @Test
     void oneInstanceProgramsTheStaticTablesAndTheOthersReadItsRecord() {
         // instance A (the harness) owns the even work partitions, partition 0 among them: the static tables
         h.mine = id -> id % 2 == 0;

@@ -163,6 +163,26 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
         }
     }
 
+    /**
+     * Answers the batches pending now (not those sent meanwhile): those with rules for the refusing device fail
+     * as in {@link #fail}, the others are acknowledged.
+     *
+     * @param refusing the device that refuses
+     */
+    public void answerPending(DeviceId refusing) {
+        for (int n = pendingCount(); n > 0; n--) {
+            FlowRuleOperations ops;
+            synchronized (this) {
+                ops = pending.peek();
+            }
+            if (devices(ops).contains(refusing)) {
+                fail(refusing);
+            } else {
+                ack();
+            }
+        }
+    }
+
     /** Acknowledges every pending batch, including those sent while acknowledging. */
     public void ackAll() {
         while (pendingCount() > 0) {

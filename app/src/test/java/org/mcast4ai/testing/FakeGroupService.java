@@ -50,7 +50,8 @@ public final class FakeGroupService extends GroupServiceAdapter {
     }
 
     /**
-     * The switches answer for every group still PENDING_ADD (as ONOS's statistics poll reports them).
+     * The switches answer for every group still PENDING_ADD or PENDING_ADD_RETRY (as ONOS's statistics poll
+     * reports them).
      *
      * @param type GROUP_ADDED (the group becomes ADDED) or a failure
      */
@@ -60,10 +61,24 @@ public final class FakeGroupService extends GroupServiceAdapter {
             all = new ArrayList<>(groups.values());
         }
         for (DefaultGroup g : all) {
-            if (g.state() == Group.GroupState.PENDING_ADD) {
+            if (g.state() == Group.GroupState.PENDING_ADD
+                    || g.state() == Group.GroupState.PENDING_ADD_RETRY) {
                 g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
                 listeners.forEach(l -> l.event(new GroupEvent(type, g)));
             }
+        }
+    }
+
+    /**
+     * ONOS's group audit found a switch's groups missing (it came back empty) and sent them again: they are
+     * PENDING_ADD_RETRY, with no event, until a later poll finds them.
+     *
+     * @param device the switch
+     */
+    public void sentAgain(DeviceId device) {
+        synchronized (groups) {
+            groups.values().stream().filter(g -> g.deviceId().equals(device))
+                    .forEach(g -> g.setState(Group.GroupState.PENDING_ADD_RETRY));
         }
     }
 

@@ -28,6 +28,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Programs BITMAP replication on OpenFlow 1.3 switches: the static tables of every switch (once per fabric,
@@ -251,12 +255,102 @@ public final class OpenFlowBitmapProgrammer {
         // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
         // they go at once; a switch without the groups refuses them and the sync is tried again
         CompletableFuture<Void> gate = was == null ? CompletableFuture.completedFuture(null) : groups;
-        return gate.thenCompose(x -> applyFlows(add, stale)).thenCombine(groups, (a, b) -> (Void) null)
+        CompletableFuture<Void> flows = gate.thenCompose(x -> applyFlows(add, stale));
+        if (unsure && was != null && now != null && !now.groups().isEmpty()) {
+            // a switch back from a disconnection may have lost its egress groups while ONOS's store still lists
+            // them ADDED, so the rules are refused; the group audit sends them again (PENDING_ADD_RETRY) and the
+            // rules follow as soon as it has, instead of on a blind retry
+            flows = flows.handle((v, e) -> e == null ? CompletableFuture.<Void>completedFuture(null)
+                    : groupsSentAgain(device, now.groups()).thenCompose(x -> applyFlows(add, stale)))
+                    .thenCompose(f -> f);
+        }
+        return flows.thenCombine(groups, (a, b) -> (Void) null)
                 .thenRun(() -> {
                     for (GroupDescription g : staleGroups) {
                         groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
                     }
                 });
+    }
+
+    private static final long RESENT_POLL_MS = 50;
+    private static final long RESENT_WAIT_MS = 5000;
+
+    // Completes once every group has gone to its switch again since this call (ONOS's store shows it
+    // PENDING_ADD or PENDING_ADD_RETRY) or a group poll found it there (GROUP_ADDED or GROUP_UPDATED);
+    // exceptionally after RESENT_WAIT_MS, when the caller's own retry takes over.
+    private CompletableFuture<Void> groupsSentAgain(DeviceId device, List<GroupDescription> wanted) {
+        ScheduledExecutorService t = timer;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (t == null) {
+            done.completeExceptionally(new IllegalStateException("switch " + device
+                    + " refused the static BITMAP tables"));
+            return done;
+        }
+        Set<String> waiting = ConcurrentHashMap.newKeySet();
+        wanted.forEach(g -> waiting.add(groupKey(g)));
+        GroupListener seen = event -> {
+            Group g = event.subject();
+            if (event.type() == GroupEvent.Type.GROUP_ADDED || event.type() == GroupEvent.Type.GROUP_UPDATED) {
+                waiting.remove(g.deviceId() + "|" + g.appCookie());
+                if (waiting.isEmpty()) {
+                    done.complete(null);
+                }
+            }
+        };
+        groupService.addListener(seen);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RESENT_WAIT_MS);
+        Runnable[] poll = new Runnable[1];
+        poll[0] = () -> {
+            if (done.isDone()) {
+                return;
+            }
+            for (GroupDescription g : wanted) {
+                Group held = groupService.getGroup(g.deviceId(), g.appCookie());
+                if (held != null && (held.state() == Group.GroupState.PENDING_ADD
+                        || held.state() == Group.GroupState.PENDING_ADD_RETRY)) {
+                    waiting.remove(groupKey(g));
+                }
+            }
+            if (waiting.isEmpty()) {
+                done.complete(null);
+            } else if (System.nanoTime() > deadline) {
+                done.completeExceptionally(new IllegalStateException("switch " + device + " did not get its "
+                        + waiting.size() + " egress group(s) back within " + RESENT_WAIT_MS + " ms"));
+            } else {
+                try {
+                    t.schedule(poll[0], RESENT_POLL_MS, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException stopped) {
+                    done.completeExceptionally(stopped);
+                }
+            }
+        };
+        poll[0].run();
+        done.whenComplete((v, e) -> groupService.removeListener(seen));
+        return done;
+    }
+
+    private volatile ScheduledExecutorService timer;
+
+    /** @param timer where the wait for a returned switch's egress groups polls ONOS's group store (null: none) */
+    public void setTimer(ScheduledExecutorService timer) {
+        this.timer = timer;
+    }
+
+    /**
+     * @return connected switches whose static tables are not known to be in place: back from a disconnection
+     *         and not acknowledged since, or whose last sync failed
+     */
+    public synchronized Set<DeviceId> notInPlace() {
+        if (dirty.isEmpty()) {
+            return Set.of();
+        }
+        Set<DeviceId> out = new HashSet<>();
+        for (DeviceId d : dirty) {
+            if (connected.test(d)) {
+                out.add(d);
+            }
+        }
+        return out;
     }
 
     private static BitmapPlanner.DeviceEntries union(BitmapPlanner.DeviceEntries a, BitmapPlanner.DeviceEntries b) {

@@ -4,6 +4,7 @@ import org.mcast4ai.impl.fabric.HostResolver;
 import org.mcast4ai.impl.store.P2mpGroupStore;
 import org.mcast4ai.impl.store.StaticTables;
 import com.google.common.collect.ImmutableSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.BitmapPlan;
@@ -11,6 +12,7 @@ import org.mcast4ai.api.GroupBitmap;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.Role;
 import org.mcast4ai.impl.bitmap.BitmapChoice;
 import org.mcast4ai.impl.bitmap.BitmapLayout;
 import org.mcast4ai.impl.bitmap.BitmapStamp;
@@ -67,13 +69,24 @@ public final class BitmapReplication {
         final BitmapStamp.Result result;
         final Set<Endpoint> unreachable;
         final Set<HostId> hosts;
+        // receivers with a bit whose packets cross a switch that does not hold its static tables yet (back from a
+        // disconnection), and those switches
+        final Set<Endpoint> behindUnready;
+        final Set<DeviceId> unready;
 
         BitmapDecision(BitmapChoice choice, BitmapStamp.Result result, Set<Endpoint> unreachable,
                        Set<HostId> hosts) {
+            this(choice, result, unreachable, hosts, Set.of(), Set.of());
+        }
+
+        BitmapDecision(BitmapChoice choice, BitmapStamp.Result result, Set<Endpoint> unreachable,
+                       Set<HostId> hosts, Set<Endpoint> behindUnready, Set<DeviceId> unready) {
             this.choice = choice;
             this.result = result;
             this.unreachable = ImmutableSet.copyOf(unreachable);
             this.hosts = ImmutableSet.copyOf(hosts);
+            this.behindUnready = ImmutableSet.copyOf(behindUnready);
+            this.unready = ImmutableSet.copyOf(unready);
         }
     }
 
@@ -183,11 +196,18 @@ public final class BitmapReplication {
                 if (isCurrent(next)) {
                     store.setStaticTables(new StaticTables(generation, fp, true));
                     staticInPlace = next;
+                    reported = Set.of();
                     onStaticInPlace.run();
                 }
                 return;
             }
             log.warn("Static BITMAP tables not in place (trying again in {} ms): {}", retryMs, e.getMessage());
+            Set<DeviceId> unready = programmer.notInPlace();
+            if (!reported.containsAll(unready)) {
+                // a switch newly without its tables: groups whose receivers sit behind it are decided again
+                onStaticRefused.run();
+            }
+            reported = unready;
             ScheduledExecutorService t = retryTimer;
             if (t != null && isCurrent(next)) {
                 try {
@@ -222,13 +242,35 @@ public final class BitmapReplication {
             return;
         }
         programmer.deviceReturned(device);
+        returned.add(device);
         staticSent = null;
         staticInPlace = null;
+    }
+
+    // switches seen back since the static tables were last acknowledged (what an instance that does not program
+    // them knows of a switch without its tables; the owner asks its programmer)
+    private final Set<DeviceId> returned = ConcurrentHashMap.newKeySet();
+
+    private Set<DeviceId> unready(BitmapLayout l) {
+        if (owner.getAsBoolean()) {
+            return programmer.notInPlace();
+        }
+        if (returned.isEmpty()) {
+            return Set.of();
+        }
+        if (readyFor(l)) {
+            returned.clear();
+            return Set.of();
+        }
+        return Set.copyOf(returned);
     }
 
     /** @param timer where retries of refused static tables are scheduled (null: none) */
     public void setRetryTimer(ScheduledExecutorService timer) {
         this.retryTimer = timer;
+        if (programmer != null) {
+            programmer.setTimer(timer);
+        }
     }
 
     private synchronized BitmapLayout inUse(FabricSnapshot fabric) {
@@ -300,6 +342,14 @@ public final class BitmapReplication {
         return layout == l;
     }
 
+    private volatile Set<DeviceId> reported = Set.of();
+    private volatile Runnable onStaticRefused = () -> { };
+
+    /** @param task what to do when a switch that held its static tables refused them (BITMAP groups re-decide) */
+    public void setOnStaticRefused(Runnable task) {
+        onStaticRefused = task;
+    }
+
     /**
      * @param task what to do when the switches acknowledged the static tables of the current layout
      */
@@ -369,7 +419,43 @@ public final class BitmapReplication {
         }
         Set<Endpoint> unreachable = new LinkedHashSet<>();
         result.unreachable().forEach(n -> unreachable.add(byName.get(n)));
-        return new BitmapDecision(choice, result, unreachable, resolved);
+        Set<DeviceId> unready = programmer == null || result.stamp() == null ? Set.of() : unready(l);
+        if (unready.isEmpty() || choice.mode() != ReplicationMode.BITMAP) {
+            return new BitmapDecision(choice, result, unreachable, resolved);
+        }
+        Set<DeviceId> crossed = new LinkedHashSet<>();
+        Set<Endpoint> behind = behindUnready(l, result.stamp(), byName, unready, crossed);
+        return new BitmapDecision(choice, result, unreachable, resolved, behind, crossed);
+    }
+
+    // A receiver does not get the group's packets while its leaf, the source leaf or (for a receiver outside the
+    // source leaf) a switch above the leaves lacks its static tables: the tables, not the stamp, replicate.
+    private static Set<Endpoint> behindUnready(BitmapLayout l, BitmapStamp stamp, Map<String, Endpoint> byName,
+                                               Set<DeviceId> unready, Set<DeviceId> crossed) {
+        String source = stamp.device().toString();
+        BitmapLayout.SwitchPorts sourcePorts = l.switchPorts(source);
+        long local = sourcePorts == null ? 0 : sourcePorts.subtree();
+        long mask = 0;
+        for (DeviceId d : unready) {
+            BitmapLayout.SwitchPorts sw = l.switchPorts(d.toString());
+            if (sw == null) {
+                continue;
+            }
+            long m = d.equals(stamp.device()) ? ~0L : sw.role() == Role.LEAF ? sw.subtree()
+                    : ~local;
+            if ((m & stamp.bits()) != 0) {
+                crossed.add(d);
+                mask |= m;
+            }
+        }
+        Set<Endpoint> out = new LinkedHashSet<>();
+        for (Map.Entry<String, Endpoint> e : byName.entrySet()) {
+            int bit = l.bitOfHost(e.getKey());
+            if (bit >= 0 && (mask & stamp.bits() & (1L << bit)) != 0) {
+                out.add(e.getValue());
+            }
+        }
+        return out;
     }
 
     /**

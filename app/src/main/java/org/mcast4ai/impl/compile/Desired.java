@@ -17,6 +17,7 @@ import org.mcast4ai.impl.program.TreeBranch;
 import org.onosproject.net.HostId;
 import org.slf4j.Logger;
 
+import java.util.LinkedHashSet;
 import java.util.Set;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -68,6 +69,8 @@ public final class Desired {
 
     /** The reason a BITMAP group waits in INSTALLING before its stamp is sent. */
     public static final String WAITING_FOR_STATIC = "waiting for the switches to acknowledge the static BITMAP tables";
+    /** How the DEGRADED reason names receivers behind switches that do not hold the static tables yet. */
+    public static final String WAITING_ON = "wait for switch(es) ";
     /** Reason of an ACK_AGGREGATION group whose aggregation point has not joined every receiver yet. */
     private static final String WAITING_FOR_AGGREGATION = "waiting for the aggregation point beside ";
 
@@ -97,10 +100,19 @@ public final class Desired {
             }
             if (bd.choice.mode() == ReplicationMode.BITMAP) {
                 Set<Endpoint> unreachable = bd.unreachable;
-                GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
                 String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
                         + group.request().receivers().size() + " receivers have no bit in the fabric's bitmap"
                         + InstallAttempt.describe(unreachable);
+                if (!bd.behindUnready.isEmpty()) {
+                    // delivered to the others meanwhile; the group is decided again when the tables are in place
+                    Set<Endpoint> all = new LinkedHashSet<>(unreachable);
+                    all.addAll(bd.behindUnready);
+                    unreachable = all;
+                    reason = (reason.isEmpty() ? "" : reason + "; ") + bd.behindUnready.size() + " of "
+                            + group.request().receivers().size() + " receivers " + WAITING_ON + bd.unready
+                            + " to acknowledge the static BITMAP tables" + InstallAttempt.describe(bd.behindUnready);
+                }
+                GroupState outcome = unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED;
                 return new Desired(Set.of(bd.result.stamp()), Set.of(bd.result.stamp().kind()), GroupPlan.empty(),
                         bd.hosts, outcome, reason, unreachable, null, bd,
                         bitmaps.staticReady(fabric) ? null : WAITING_FOR_STATIC);

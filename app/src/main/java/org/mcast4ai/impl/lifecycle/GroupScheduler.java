@@ -131,16 +131,29 @@ public final class GroupScheduler {
 
     /**
      * The static BITMAP tables are in place: AUTO groups that waited for them on TREE, and BITMAP groups that
-     * waited (or failed waiting), are decided again.
+     * waited (or failed waiting, or listed receivers behind a switch without them), are decided again.
      */
     public void staticTablesInPlace() {
         for (P2mpGroup g : store.getAll()) {
             boolean autoOnTree = g.request().mode() == ReplicationMode.AUTO
                     && g.effectiveMode() != ReplicationMode.BITMAP && g.state() != GroupState.FAILED;
+            // DEGRADED: receivers behind a switch that lacked its tables are listed until they are in place
             boolean bitmapWaiting = g.effectiveMode() == ReplicationMode.BITMAP && (g.state() == GroupState.INSTALLING
-                    || g.failure() == FailureKind.STATIC_TABLES_TIMEOUT);
+                    || g.state() == GroupState.DEGRADED || g.failure() == FailureKind.STATIC_TABLES_TIMEOUT);
             if ((autoOnTree || bitmapWaiting) && g.state().isLive() && isMine(g.id())) {
                 schedule(g.id(), "static BITMAP tables in place");
+            }
+        }
+    }
+
+    /**
+     * A switch refused its static BITMAP tables: settled BITMAP groups are decided again, so that those with
+     * receivers behind it list them instead of staying INSTALLED.
+     */
+    public void staticTablesRefused() {
+        for (P2mpGroup g : store.getAll()) {
+            if (g.effectiveMode() == ReplicationMode.BITMAP && g.state() == GroupState.INSTALLED && isMine(g.id())) {
+                schedule(g.id(), "a switch refused the static BITMAP tables");
             }
         }
     }

@@ -101,8 +101,9 @@ public class OvsGroupService implements GroupService {
 
     /**
      * Compares every connected bridge's group table with the stored groups, as ONOS's group subsystem does on
-     * each group statistics poll: a pending group found on the switch becomes ADDED, an ADDED group the switch
-     * lost is added again, a group the store does not know is deleted. Runs on the shared executor, so groups
+     * each group statistics poll: a pending group found on the switch becomes ADDED (GROUP_ADDED), an ADDED one
+     * found there gives GROUP_UPDATED, one the switch lost is sent again and PENDING_ADD_RETRY until the next
+     * poll finds it, a group the store does not know is deleted. Runs on the shared executor, so groups
      * are repaired before the flows that point to them.
      */
     public void audit() {
@@ -129,15 +130,23 @@ public class OvsGroupService implements GroupService {
             java.util.Set<Integer> known = new java.util.HashSet<>();
             StringBuilder text = new StringBuilder();
             List<DefaultGroup> confirmed = new ArrayList<>();
+            List<DefaultGroup> seen = new ArrayList<>();
+            List<DefaultGroup> retried = new ArrayList<>();
             int missing = 0;
             for (DefaultGroup g : table.values()) {
                 known.add(g.id().id());
                 boolean there = held.contains(g.id().id());
-                if (there && g.state() == Group.GroupState.PENDING_ADD) {
+                Group.GroupState st = g.state();
+                boolean pendingAdd = st == Group.GroupState.PENDING_ADD || st == Group.GroupState.PENDING_ADD_RETRY;
+                if (there && pendingAdd) {
                     confirmed.add(g);
-                } else if (!there && g.state() == Group.GroupState.ADDED) {
+                } else if (there && st == Group.GroupState.ADDED) {
+                    seen.add(g);
+                } else if (!there && (st == Group.GroupState.PENDING_ADD_RETRY || st == Group.GroupState.ADDED)) {
+                    // (ONOS retries a PENDING_ADD one too; here a group the switch refused would fail the bundle)
                     try {
                         text.append("add ").append(OfctlTranslator.group(g.id().id(), g)).append('\n');
+                        retried.add(g);
                         missing++;
                     } catch (UnmappedException x) {
                         log.warn("cannot re-install group {}: {}", g.id(), x.getMessage());
@@ -154,6 +163,8 @@ public class OvsGroupService implements GroupService {
             if (text.length() > 0) {
                 Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), text.toString());
                 if (r.ok()) {
+                    // as ONOS's groupMissing: sent again at once, PENDING_ADD_RETRY until the next poll finds it
+                    retried.forEach(g -> g.setState(Group.GroupState.PENDING_ADD_RETRY));
                     reinstalled.addAndGet(missing);
                     extraneous.addAndGet(unknown);
                     log.info("audit {}: re-installed {} missing group(s), deleted {} extraneous", bridge, missing,
@@ -165,6 +176,10 @@ public class OvsGroupService implements GroupService {
             for (DefaultGroup g : confirmed) {
                 g.setState(Group.GroupState.ADDED);
                 listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, g));
+            }
+            // ONOS's store re-puts every group a poll finds on its switch: GROUP_UPDATED for one already ADDED
+            for (DefaultGroup g : seen) {
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, g));
             }
         });
     }

@@ -1,0 +1,420 @@
+/*
+ * mcast4ai: stateless replication by the version 2 bitmap header (models/header/README.md), P4_16 for v1model
+ * (BMv2 simple_switch / simple_switch_grpc). One program for every switch of a Clos fabric; the control plane
+ * gives each switch its role and its static state (see README.md in this directory):
+ *
+ *   role        (keyless table)   leaf or not, its own leaf number, the geometry's slot and leaf bit widths,
+ *                                 the number of uplinks, the leaves it delivers downward (a leaf: its own)
+ *   uplinks     (keyless table)   per uplink the leaves still reachable through it
+ *   uplink_port (ingress port)    which ports are uplinks (a packet from above never goes up again)
+ *   child       (egress rid)      per downward neighbour the leaves it still reaches in its range
+ *   multicast group 1             one replica per downward port (rid = child index; on a leaf the slot)
+ *                                 and per uplink (rid = 0x100 + uplink index)
+ *
+ * Nothing here names a group: the state grows with ports and leaves, never with groups or port subsets.
+ * Ingress parses the header, collects the leaves (and on a leaf the slots) it names, and picks the uplink
+ * for the receivers it does not deliver downward; the replication engine makes one copy per port; egress
+ * drops the copies that carry nobody and trims each other copy by selecting whole entries (POD bitmaps
+ * masked), rewriting section counts and dropping empty sections. Towards a host the header is removed.
+ *
+ * Compile-time bounds (override with -D): the geometry's bitmap widths, the number of sections of each
+ * kind a packet may carry (two HOST and two BLOCK sections, one of each other kind) and the leaf numbers the sets
+ * cover; a switch has at most 8 uplinks and 256 downward ports.
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+#ifndef SLOT_BYTES
+#define SLOT_BYTES 1      /* ceil(slotsPerLeaf / 8): a LEAF entry's slot bitmap */
+#endif
+#ifndef LEAF_BYTES
+#define LEAF_BYTES 1      /* ceil(leavesPerPod / 8): a POD entry's leaf bitmap */
+#endif
+#ifndef LEAF_SET
+#define LEAF_SET 256      /* leaf numbers (bit index >> slot bits) the leaf sets cover */
+#endif
+
+#define SLOT_W (8 * SLOT_BYTES)
+#define LEAF_W (8 * LEAF_BYTES)
+#define TOP_L ((bit<LEAF_SET>)1 << (LEAF_SET - 1))
+#define TOP_S ((bit<64>)1 << 63)
+#define UP_RID 0x100
+
+const bit<16> ETH_MCAST4AI = 0x88B5;
+const bit<16> ETH_IPV6 = 0x86DD;
+const bit<16> ETH_IPV4 = 0x0800;
+const bit<16> MCAST_GROUP = 1;
+
+error { BadVersion, BadSection }
+
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> type; }
+/* 2.1: version, hop limit, inner IPv4 flag, reserved, flow entropy */
+header fixed_t { bit<4> version; bit<4> hop; bit<1> ipv4; bit<7> reserved; bit<16> entropy; }
+/* 2.2: kind (1 HOST, 2 RACK, 3 LEAF, 4 POD, 5 BLOCK) and count 1..31 */
+header sec_t { bit<3> kind; bit<5> count; }
+header end_t { bit<8> zero; }
+header index_t { bit<16> idx; }                              /* HOST: a bit index; RACK: a leaf prefix */
+header leafent_t { bit<16> prefix; bit<SLOT_W> slots; }      /* LEAF */
+header podent_t { bit<8> pod; bit<LEAF_W> leaves; }          /* POD */
+header blockb_t { bit<8> block; }                            /* BLOCK: bits 15-8 of its indices */
+header blockent_t { bit<8> low; }                            /* BLOCK: bits 7-0 of one index */
+
+/* one header per section slot, each followed by its entries, so the deparser emits them in wire order */
+struct headers_t {
+    ethernet_t eth;
+    fixed_t fixed;
+    sec_t hs0; index_t[31] h0;
+    sec_t hs1; index_t[31] h1;
+    sec_t rs0; index_t[31] r0;
+    sec_t ls0; leafent_t[31] l0;
+    sec_t ps0; podent_t[31] p0;
+    sec_t bs0; blockb_t bb0; blockent_t[31] b0;
+    sec_t bs1; blockb_t bb1; blockent_t[31] b1;
+    end_t end;
+}
+
+struct meta_t {
+    bit<1> is_leaf;
+    bit<16> self_leaf;
+    bit<16> slot_bits;
+    bit<16> leaf_bits;
+    bit<8> n_up;
+    bit<1> from_up;
+    bit<LEAF_SET> want;        /* leaves the header names */
+    bit<64> want_slots;        /* on a leaf: its own slots the header names, MSB first */
+    bit<LEAF_SET> up_set;      /* leaves of the copy that goes up */
+    bit<1> up_go;
+    bit<8> up_choice;
+    bit<LEAF_SET> below;       /* leaves this switch delivers downward */
+    bit<LEAF_SET> r0; bit<LEAF_SET> r1; bit<LEAF_SET> r2; bit<LEAF_SET> r3;
+    bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;   /* per uplink the leaves it reaches */
+    bit<8> up_rank;
+    bit<LEAF_SET> kset;        /* egress: the leaves this copy keeps */
+    bit<5> cnt;
+}
+
+#define X1(ST) packet.extract(hdr.ST.next);
+#define X2(ST) X1(ST) X1(ST)
+#define X4(ST) X2(ST) X2(ST)
+#define X8(ST) X4(ST) X4(ST)
+#define X16(ST) X8(ST) X8(ST)
+
+/* the entries of one section slot: 16, 8, 4, 2, 1 by the bits of its count (no arithmetic on parsed values) */
+#define CHAIN(S, ST, AFTER) \
+    state S##_16 { transition select(hdr.S.count[4:4]) { 1: S##_x16; default: S##_8; } } \
+    state S##_x16 { X16(ST) transition S##_8; } \
+    state S##_8 { transition select(hdr.S.count[3:3]) { 1: S##_x8; default: S##_4; } } \
+    state S##_x8 { X8(ST) transition S##_4; } \
+    state S##_4 { transition select(hdr.S.count[2:2]) { 1: S##_x4; default: S##_2; } } \
+    state S##_x4 { X4(ST) transition S##_2; } \
+    state S##_2 { transition select(hdr.S.count[1:1]) { 1: S##_x2; default: S##_1; } } \
+    state S##_x2 { X2(ST) transition S##_1; } \
+    state S##_1 { transition select(hdr.S.count[0:0]) { 1: S##_x1; default: AFTER; } } \
+    state S##_x1 { X1(ST) transition AFTER; }
+
+#define SECTION(S, ST) \
+    state S { packet.extract(hdr.S); verify(hdr.S.count != 0, error.BadSection); transition S##_16; }
+
+parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start {
+        packet.extract(hdr.eth);
+        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; default: accept; }
+    }
+    state parse_fixed {
+        packet.extract(hdr.fixed);
+        verify(hdr.fixed.version == 2, error.BadVersion);
+        transition next_any;
+    }
+    /* sections in kind order; the next kind is read ahead */
+    state next_any {
+        transition select(packet.lookahead<bit<3>>()) {
+            0: the_end; 1: hs0; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_hs0 {
+        transition select(packet.lookahead<bit<3>>()) {
+            0: the_end; 1: hs1; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_hs1 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_rs0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_ls0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_ps0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs0; default: bad; }
+    }
+    state after_bs0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs1; default: bad; }
+    }
+    state after_bs1 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; default: bad; }
+    }
+    state the_end {
+        packet.extract(hdr.end);
+        verify(hdr.end.zero == 0, error.BadSection);
+        transition accept;
+    }
+    state bad {
+        verify(false, error.BadSection);
+        transition reject;
+    }
+    SECTION(hs0, h0)
+    CHAIN(hs0, h0, after_hs0)
+    SECTION(hs1, h1)
+    CHAIN(hs1, h1, after_hs1)
+    SECTION(rs0, r0)
+    CHAIN(rs0, r0, after_rs0)
+    SECTION(ls0, l0)
+    CHAIN(ls0, l0, after_ls0)
+    SECTION(ps0, p0)
+    CHAIN(ps0, p0, after_ps0)
+    state bs0 {
+        packet.extract(hdr.bs0);
+        verify(hdr.bs0.count != 0, error.BadSection);
+        packet.extract(hdr.bb0);
+        transition bs0_16;
+    }
+    CHAIN(bs0, b0, after_bs0)
+    state bs1 {
+        packet.extract(hdr.bs1);
+        verify(hdr.bs1.count != 0, error.BadSection);
+        packet.extract(hdr.bb1);
+        verify(hdr.bb1.block > hdr.bb0.block, error.BadSection);
+        transition bs1_16;
+    }
+    CHAIN(bs1, b1, after_bs1)
+}
+
+control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
+    apply { }
+}
+
+#define R31(M, A) M(A, 0) M(A, 1) M(A, 2) M(A, 3) M(A, 4) M(A, 5) M(A, 6) M(A, 7) M(A, 8) M(A, 9) M(A, 10) \
+    M(A, 11) M(A, 12) M(A, 13) M(A, 14) M(A, 15) M(A, 16) M(A, 17) M(A, 18) M(A, 19) M(A, 20) M(A, 21) M(A, 22) \
+    M(A, 23) M(A, 24) M(A, 25) M(A, 26) M(A, 27) M(A, 28) M(A, 29) M(A, 30)
+
+/* ingress: the leaves (and own slots) an entry names */
+#define WANT_LEAF(G) m.want = m.want | (TOP_L >> (G));
+#define WANT_HOST(ST, I) if (hdr.ST[I].isValid()) { \
+        g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
+        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> (hdr.ST[I].idx - (g << m.slot_bits))); } }
+#define WANT_RACK(ST, I) if (hdr.ST[I].isValid()) { \
+        g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
+        if (g == m.self_leaf) { m.want_slots = ~(bit<64>)0; } }
+#define WANT_LEAFE(ST, I) if (hdr.ST[I].isValid()) { \
+        g = hdr.ST[I].prefix >> m.slot_bits; WANT_LEAF(g) \
+        if (g == m.self_leaf) { m.want_slots = m.want_slots | ((bit<64>)hdr.ST[I].slots << (64 - SLOT_W)); } }
+#define WANT_POD(ST, I) if (hdr.ST[I].isValid()) { \
+        g = (bit<16>)hdr.ST[I].pod << m.leaf_bits; \
+        m.want = m.want | ((bit<LEAF_SET>)hdr.ST[I].leaves << ((bit<16>)(LEAF_SET - LEAF_W) - g)); \
+        if (m.self_leaf >= g && m.self_leaf - g < LEAF_W \
+                && (((bit<LEAF_W>)hdr.ST[I].leaves << (m.self_leaf - g)) >> (LEAF_W - 1)) == 1) { \
+            m.want_slots = ~(bit<64>)0; } }
+#define WANT_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
+        bi = ((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low; g = bi >> m.slot_bits; WANT_LEAF(g) \
+        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> (bi - (g << m.slot_bits))); } }
+#define WANT_B0(A, I) WANT_BLOCK(bb0, b0, I)
+#define WANT_B1(A, I) WANT_BLOCK(bb1, b1, I)
+
+/* uplink Q if it reaches every upward leaf and comes earlier in the entropy's rotation than the best so far */
+#define TRY_UP(Q) if (Q < m.n_up && (m.up_set & ~m.r##Q) == 0) { \
+        rank = Q >= first ? Q - first : Q + m.n_up - first; \
+        if (m.up_go == 0 || rank < m.up_rank) { m.up_go = 1; m.up_rank = rank; m.up_choice = Q; } }
+
+control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    /* receivers a switch could not serve: no uplink reaches them, or they came down to a switch not below */
+    counter(1, CounterType.packets) unserved;
+
+    action drop() {
+        mark_to_drop(sm);
+    }
+
+    action set_role(bit<1> is_leaf, bit<16> self_leaf, bit<16> slot_bits, bit<16> leaf_bits, bit<8> n_up,
+                    bit<LEAF_SET> below) {
+        m.is_leaf = is_leaf;
+        m.self_leaf = self_leaf;
+        m.slot_bits = slot_bits;
+        m.leaf_bits = leaf_bits;
+        m.n_up = n_up;
+        m.below = below;
+    }
+
+    action set_uplinks(bit<LEAF_SET> r0, bit<LEAF_SET> r1, bit<LEAF_SET> r2, bit<LEAF_SET> r3,
+                       bit<LEAF_SET> r4, bit<LEAF_SET> r5, bit<LEAF_SET> r6, bit<LEAF_SET> r7) {
+        m.r0 = r0; m.r1 = r1; m.r2 = r2; m.r3 = r3;
+        m.r4 = r4; m.r5 = r5; m.r6 = r6; m.r7 = r7;
+    }
+
+    table uplinks {
+        actions = { set_uplinks; }
+        default_action = set_uplinks(0, 0, 0, 0, 0, 0, 0, 0);
+    }
+
+    table role {
+        actions = { set_role; drop; }
+        default_action = drop();
+    }
+
+    action from_uplink() {
+        m.from_up = 1;
+    }
+
+    table uplink_port {
+        key = { sm.ingress_port: exact; }
+        actions = { from_uplink; NoAction; }
+        default_action = NoAction();
+        size = 64;
+    }
+
+    apply {
+        if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
+            drop();
+        } else {
+            role.apply();
+            uplinks.apply();
+            uplink_port.apply();
+            bit<16> g;
+            bit<16> bi;
+            m.want = 0;
+            m.want_slots = 0;
+            R31(WANT_HOST, h0)
+            R31(WANT_HOST, h1)
+            R31(WANT_RACK, r0)
+            R31(WANT_LEAFE, l0)
+            R31(WANT_POD, p0)
+            R31(WANT_B0, x)
+            R31(WANT_B1, x)
+            m.up_set = m.want & ~m.below;
+            m.up_go = 0;
+            if (m.up_set != 0 && m.from_up == 0 && m.n_up != 0) {
+                bit<8> first;
+                bit<8> rank;
+                hash(first, HashAlgorithm.identity, 8w0, { hdr.fixed.entropy }, (bit<16>)m.n_up);
+                TRY_UP(0) TRY_UP(1) TRY_UP(2) TRY_UP(3) TRY_UP(4) TRY_UP(5) TRY_UP(6) TRY_UP(7)
+            }
+            if (m.up_set != 0 && m.up_go == 0) {
+                unserved.count(0);
+            }
+            sm.mcast_grp = MCAST_GROUP;
+        }
+    }
+}
+
+/* egress: keep an entry if the copy keeps its leaf; count what is kept */
+#define KEEPS(G) (((m.kset << (G)) & TOP_L) != 0)
+#define TRIM_IDX(ST, I) if (hdr.ST[I].isValid()) { \
+        if (KEEPS(hdr.ST[I].idx >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
+#define TRIM_LEAFE(ST, I) if (hdr.ST[I].isValid()) { \
+        if (KEEPS(hdr.ST[I].prefix >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
+#define TRIM_POD(ST, I) if (hdr.ST[I].isValid()) { \
+        hdr.ST[I].leaves = hdr.ST[I].leaves & (bit<LEAF_W>)(m.kset >> ((bit<16>)(LEAF_SET - LEAF_W) \
+                - ((bit<16>)hdr.ST[I].pod << m.leaf_bits))); \
+        if (hdr.ST[I].leaves != 0) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
+#define TRIM_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
+        if (KEEPS((((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low) >> m.slot_bits)) { m.cnt = m.cnt + 1; } \
+        else { hdr.ST[I].setInvalid(); } }
+#define TRIM_B0(A, I) TRIM_BLOCK(bb0, b0, I)
+#define TRIM_B1(A, I) TRIM_BLOCK(bb1, b1, I)
+#define RECOUNT(S) if (hdr.S.isValid()) { hdr.S.count = m.cnt; if (m.cnt == 0) { hdr.S.setInvalid(); } } m.cnt = 0;
+#define RECOUNT_BLOCK(S, B) if (hdr.S.isValid()) { hdr.S.count = m.cnt; \
+        if (m.cnt == 0) { hdr.S.setInvalid(); hdr.B.setInvalid(); } } m.cnt = 0;
+
+control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action drop() {
+        mark_to_drop(sm);
+    }
+
+    action child_leaves(bit<LEAF_SET> leaves) {
+        m.kset = m.want & leaves;
+    }
+
+    action no_child() {
+        m.kset = 0;
+    }
+
+    table child {
+        key = { sm.egress_rid: exact; }
+        actions = { child_leaves; no_child; }
+        default_action = no_child();
+        size = 256;
+    }
+
+    action trim() {
+        hdr.fixed.hop = hdr.fixed.hop - 1;
+    }
+
+    action strip() {
+        hdr.eth.type = hdr.fixed.ipv4 == 1 ? ETH_IPV4 : ETH_IPV6;
+        hdr.fixed.setInvalid();
+        hdr.hs0.setInvalid(); hdr.h0.pop_front(31);
+        hdr.hs1.setInvalid(); hdr.h1.pop_front(31);
+        hdr.rs0.setInvalid(); hdr.r0.pop_front(31);
+        hdr.ls0.setInvalid(); hdr.l0.pop_front(31);
+        hdr.ps0.setInvalid(); hdr.p0.pop_front(31);
+        hdr.bs0.setInvalid(); hdr.bb0.setInvalid(); hdr.b0.pop_front(31);
+        hdr.bs1.setInvalid(); hdr.bb1.setInvalid(); hdr.b1.pop_front(31);
+        hdr.end.setInvalid();
+    }
+
+    apply {
+        bool keep = true;
+        if (sm.egress_port == sm.ingress_port) {
+            keep = false;                              /* nothing goes back out of its in-port */
+        } else if (sm.egress_rid >= UP_RID) {
+            keep = m.up_go == 1 && sm.egress_rid - UP_RID == (bit<16>)m.up_choice;
+            m.kset = m.up_set;
+        } else if (m.is_leaf == 1) {
+            keep = ((m.want_slots << sm.egress_rid) & TOP_S) != 0;
+        } else {
+            child.apply();
+            keep = m.kset != 0;
+        }
+        if (!keep) {
+            drop();
+        } else if (m.is_leaf == 1 && sm.egress_rid < UP_RID) {
+            strip();
+        } else {
+            trim();
+            m.cnt = 0;
+            R31(TRIM_IDX, h0)
+            RECOUNT(hs0)
+            R31(TRIM_IDX, h1)
+            RECOUNT(hs1)
+            R31(TRIM_IDX, r0)
+            RECOUNT(rs0)
+            R31(TRIM_LEAFE, l0)
+            RECOUNT(ls0)
+            R31(TRIM_POD, p0)
+            RECOUNT(ps0)
+            R31(TRIM_B0, x)
+            RECOUNT_BLOCK(bs0, bb0)
+            R31(TRIM_B1, x)
+            RECOUNT_BLOCK(bs1, bb1)
+        }
+    }
+}
+
+control McastComputeChecksum(inout headers_t hdr, inout meta_t m) {
+    apply { }
+}
+
+control McastDeparser(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.eth);
+        packet.emit(hdr.fixed);
+        packet.emit(hdr.hs0); packet.emit(hdr.h0);
+        packet.emit(hdr.hs1); packet.emit(hdr.h1);
+        packet.emit(hdr.rs0); packet.emit(hdr.r0);
+        packet.emit(hdr.ls0); packet.emit(hdr.l0);
+        packet.emit(hdr.ps0); packet.emit(hdr.p0);
+        packet.emit(hdr.bs0); packet.emit(hdr.bb0); packet.emit(hdr.b0);
+        packet.emit(hdr.bs1); packet.emit(hdr.bb1); packet.emit(hdr.b1);
+        packet.emit(hdr.end);
+    }
+}
+
+V1Switch(McastParser(), McastVerifyChecksum(), McastIngress(), McastEgress(), McastComputeChecksum(),
+         McastDeparser()) main;

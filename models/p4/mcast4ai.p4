@@ -7,9 +7,9 @@
  *                                 the number of uplinks, the leaves it delivers downward (a leaf: its own)
  *   uplinks     (keyless table)   per uplink the leaves still reachable through it
  *   uplink_port (ingress port)    which ports are uplinks (a packet from above never goes up again)
- *   child       (egress rid)      per downward neighbour the leaves it still reaches in its range
- *   multicast group 1             one replica per downward port (rid = child index; on a leaf the slot)
- *                                 and per uplink (rid = 0x100 + uplink index)
+ *   out_port    (egress port)     what a port leads to: a downward neighbour (the leaves of its range it
+ *                                 still reaches), a host (its slot) or an uplink (its index)
+ *   multicast group 1             one replica per port of the switch
  *
  * Nothing here names a group: the state grows with ports and leaves, never with groups or port subsets.
  * Ingress parses the header, collects the leaves (and on a leaf the slots) it names, and picks the uplink
@@ -31,14 +31,18 @@
 #define LEAF_BYTES 1      /* ceil(leavesPerPod / 8): a POD entry's leaf bitmap */
 #endif
 #ifndef LEAF_SET
-#define LEAF_SET 256      /* leaf numbers (bit index >> slot bits) the leaf sets cover */
+#define LEAF_SET 256      /* leaf numbers (bit index >> slot bits) the leaf sets cover, at most 256 */
 #endif
 
 #define SLOT_W (8 * SLOT_BYTES)
 #define LEAF_W (8 * LEAF_BYTES)
 #define TOP_L ((bit<LEAF_SET>)1 << (LEAF_SET - 1))
 #define TOP_S ((bit<64>)1 << 63)
-#define UP_RID 0x100
+/* BMv2 takes shift amounts of at most 8 bits: leaf numbers and slots are below 256 */
+#define SH(X) ((bit<8>)(X))
+#define OUT_CHILD 1
+#define OUT_HOST 2
+#define OUT_UP 3
 
 const bit<16> ETH_MCAST4AI = 0x88B5;
 const bit<16> ETH_IPV6 = 0x86DD;
@@ -76,8 +80,8 @@ struct headers_t {
 struct meta_t {
     bit<1> is_leaf;
     bit<16> self_leaf;
-    bit<16> slot_bits;
-    bit<16> leaf_bits;
+    bit<8> slot_bits;
+    bit<8> leaf_bits;
     bit<8> n_up;
     bit<1> from_up;
     bit<LEAF_SET> want;        /* leaves the header names */
@@ -90,6 +94,8 @@ struct meta_t {
     bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;   /* per uplink the leaves it reaches */
     bit<8> up_rank;
     bit<LEAF_SET> kset;        /* egress: the leaves this copy keeps */
+    bit<2> out_kind;           /* egress: what the replica's port leads to */
+    bit<8> out_index;          /* egress: the host's slot or the uplink's index */
     bit<5> cnt;
 }
 
@@ -158,8 +164,8 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
         transition accept;
     }
     state bad {
-        verify(false, error.BadSection);
-        transition reject;
+        verify(false, error.BadSection);    /* ends the parser with the error */
+        transition accept;
     }
     SECTION(hs0, h0)
     CHAIN(hs0, h0, after_hs0)
@@ -197,10 +203,10 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
     M(A, 23) M(A, 24) M(A, 25) M(A, 26) M(A, 27) M(A, 28) M(A, 29) M(A, 30)
 
 /* ingress: the leaves (and own slots) an entry names */
-#define WANT_LEAF(G) m.want = m.want | (TOP_L >> (G));
+#define WANT_LEAF(G) m.want = m.want | (TOP_L >> SH(G));
 #define WANT_HOST(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
-        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> (hdr.ST[I].idx - (g << m.slot_bits))); } }
+        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> SH(hdr.ST[I].idx - (g << m.slot_bits))); } }
 #define WANT_RACK(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
         if (g == m.self_leaf) { m.want_slots = ~(bit<64>)0; } }
@@ -209,13 +215,13 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
         if (g == m.self_leaf) { m.want_slots = m.want_slots | ((bit<64>)hdr.ST[I].slots << (64 - SLOT_W)); } }
 #define WANT_POD(ST, I) if (hdr.ST[I].isValid()) { \
         g = (bit<16>)hdr.ST[I].pod << m.leaf_bits; \
-        m.want = m.want | ((bit<LEAF_SET>)hdr.ST[I].leaves << ((bit<16>)(LEAF_SET - LEAF_W) - g)); \
+        m.want = m.want | ((bit<LEAF_SET>)hdr.ST[I].leaves << SH((bit<16>)(LEAF_SET - LEAF_W) - g)); \
         if (m.self_leaf >= g && m.self_leaf - g < LEAF_W \
-                && (((bit<LEAF_W>)hdr.ST[I].leaves << (m.self_leaf - g)) >> (LEAF_W - 1)) == 1) { \
+                && ((hdr.ST[I].leaves << SH(m.self_leaf - g)) >> (LEAF_W - 1)) == 1) { \
             m.want_slots = ~(bit<64>)0; } }
 #define WANT_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
         bi = ((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low; g = bi >> m.slot_bits; WANT_LEAF(g) \
-        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> (bi - (g << m.slot_bits))); } }
+        if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> SH(bi - (g << m.slot_bits))); } }
 #define WANT_B0(A, I) WANT_BLOCK(bb0, b0, I)
 #define WANT_B1(A, I) WANT_BLOCK(bb1, b1, I)
 
@@ -232,7 +238,7 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         mark_to_drop(sm);
     }
 
-    action set_role(bit<1> is_leaf, bit<16> self_leaf, bit<16> slot_bits, bit<16> leaf_bits, bit<8> n_up,
+    action set_role(bit<1> is_leaf, bit<16> self_leaf, bit<8> slot_bits, bit<8> leaf_bits, bit<8> n_up,
                     bit<LEAF_SET> below) {
         m.is_leaf = is_leaf;
         m.self_leaf = self_leaf;
@@ -263,7 +269,7 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     }
 
     table uplink_port {
-        key = { sm.ingress_port: exact; }
+        key = { sm.ingress_port: exact @name("ingress_port"); }
         actions = { from_uplink; NoAction; }
         default_action = NoAction();
         size = 64;
@@ -304,13 +310,13 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
 }
 
 /* egress: keep an entry if the copy keeps its leaf; count what is kept */
-#define KEEPS(G) (((m.kset << (G)) & TOP_L) != 0)
+#define KEEPS(G) (((m.kset << SH(G)) & TOP_L) != 0)
 #define TRIM_IDX(ST, I) if (hdr.ST[I].isValid()) { \
         if (KEEPS(hdr.ST[I].idx >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
 #define TRIM_LEAFE(ST, I) if (hdr.ST[I].isValid()) { \
         if (KEEPS(hdr.ST[I].prefix >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
 #define TRIM_POD(ST, I) if (hdr.ST[I].isValid()) { \
-        hdr.ST[I].leaves = hdr.ST[I].leaves & (bit<LEAF_W>)(m.kset >> ((bit<16>)(LEAF_SET - LEAF_W) \
+        hdr.ST[I].leaves = hdr.ST[I].leaves & (bit<LEAF_W>)(m.kset >> SH((bit<16>)(LEAF_SET - LEAF_W) \
                 - ((bit<16>)hdr.ST[I].pod << m.leaf_bits))); \
         if (hdr.ST[I].leaves != 0) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
 #define TRIM_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
@@ -327,18 +333,30 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         mark_to_drop(sm);
     }
 
-    action child_leaves(bit<LEAF_SET> leaves) {
+    /* a downward neighbour: the leaves of its range it still reaches */
+    action to_child(bit<LEAF_SET> leaves) {
+        m.out_kind = OUT_CHILD;
         m.kset = m.want & leaves;
     }
 
-    action no_child() {
-        m.kset = 0;
+    /* a host: its slot on this leaf */
+    action to_host(bit<8> slot) {
+        m.out_kind = OUT_HOST;
+        m.out_index = slot;
     }
 
-    table child {
-        key = { sm.egress_rid: exact; }
-        actions = { child_leaves; no_child; }
-        default_action = no_child();
+    /* an uplink: its index in the uplinks table */
+    action to_uplink(bit<8> index) {
+        m.out_kind = OUT_UP;
+        m.out_index = index;
+        m.kset = m.up_set;
+    }
+
+    /* what each replica of multicast group 1 leads to, by its port (ONOS gives each port one replica) */
+    table out_port {
+        key = { sm.egress_port: exact @name("egress_port"); }
+        actions = { to_child; to_host; to_uplink; drop; }
+        default_action = drop();
         size = 256;
     }
 
@@ -360,21 +378,21 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
     }
 
     apply {
-        bool keep = true;
+        m.out_kind = 0;
+        out_port.apply();
+        bool keep = false;
         if (sm.egress_port == sm.ingress_port) {
             keep = false;                              /* nothing goes back out of its in-port */
-        } else if (sm.egress_rid >= UP_RID) {
-            keep = m.up_go == 1 && sm.egress_rid - UP_RID == (bit<16>)m.up_choice;
-            m.kset = m.up_set;
-        } else if (m.is_leaf == 1) {
-            keep = ((m.want_slots << sm.egress_rid) & TOP_S) != 0;
-        } else {
-            child.apply();
+        } else if (m.out_kind == OUT_UP) {
+            keep = m.up_go == 1 && m.out_index == m.up_choice;
+        } else if (m.out_kind == OUT_HOST) {
+            keep = ((m.want_slots << m.out_index) & TOP_S) != 0;
+        } else if (m.out_kind == OUT_CHILD) {
             keep = m.kset != 0;
         }
         if (!keep) {
             drop();
-        } else if (m.is_leaf == 1 && sm.egress_rid < UP_RID) {
+        } else if (m.out_kind == OUT_HOST) {
             strip();
         } else {
             trim();

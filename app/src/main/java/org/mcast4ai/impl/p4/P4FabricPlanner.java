@@ -1,0 +1,236 @@
+package org.mcast4ai.impl.p4;
+
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.bitmap.FabricGeometry;
+import org.mcast4ai.engine.bitmap.SwitchTable;
+import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.onlab.util.ImmutableByteSequence;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.TrafficSelector;
+import org.onosproject.net.flow.criteria.PiCriterion;
+import org.onosproject.net.group.DefaultGroupBucket;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.DefaultGroupKey;
+import org.onosproject.net.group.GroupBucket;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.pi.model.PiActionId;
+import org.onosproject.net.pi.model.PiActionParamId;
+import org.onosproject.net.pi.model.PiMatchFieldId;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.runtime.PiAction;
+import org.onosproject.net.pi.runtime.PiActionParam;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The static state of {@code models/p4/mcast4ai.p4} on every switch of a fabric, from the engine's
+ * {@link SwitchTables} (the same tables the known-answer vectors are made from): per switch the role and uplinks
+ * defaults, one uplink_port entry per uplink, one out_port entry per port and multicast group 1 with one replica
+ * per port. Nothing in it names a group. Pure: built from the snapshot alone.
+ */
+public final class P4FabricPlanner {
+    /** Table, action and parameter names of the program's P4Info. */
+    public static final String ROLE = "McastIngress.role";
+    public static final String SET_ROLE = "McastIngress.set_role";
+    public static final String UPLINKS = "McastIngress.uplinks";
+    public static final String SET_UPLINKS = "McastIngress.set_uplinks";
+    public static final String UPLINK_PORT = "McastIngress.uplink_port";
+    public static final String FROM_UPLINK = "McastIngress.from_uplink";
+    public static final String OUT_PORT = "McastEgress.out_port";
+    public static final String TO_CHILD = "McastEgress.to_child";
+    public static final String TO_HOST = "McastEgress.to_host";
+    public static final String TO_UPLINK = "McastEgress.to_uplink";
+    /** The program's one multicast group. */
+    public static final int MULTICAST_GROUP = 1;
+    /** Uplinks the program holds per switch. */
+    public static final int UPLINK_SLOTS = 8;
+    /** Leaf numbers the program's leaf sets cover by default ({@code LEAF_SET}). */
+    public static final int DEFAULT_LEAF_SET = 256;
+    private static final int NOT_A_LEAF = 0xFFFF;
+    private static final int PRIORITY = 10;
+
+    private final ApplicationId appId;
+    private final int leafSet;
+
+    /** The entries of one switch. */
+    public static final class SwitchState {
+        private final List<FlowRule> rules;
+        private final GroupDescription group;
+
+        SwitchState(List<FlowRule> rules, GroupDescription group) {
+            this.rules = Collections.unmodifiableList(rules);
+            this.group = group;
+        }
+
+        /** @return its table entries (an empty selector is the table's default action) */
+        public List<FlowRule> rules() {
+            return rules;
+        }
+
+        /** @return its multicast group */
+        public GroupDescription group() {
+            return group;
+        }
+    }
+
+    /**
+     * @param appId   owning application
+     * @param leafSet the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
+     */
+    public P4FabricPlanner(ApplicationId appId, int leafSet) {
+        if (leafSet <= 0 || leafSet % 8 != 0) {
+            throw new IllegalArgumentException("leafSet must be a positive multiple of 8: " + leafSet);
+        }
+        this.appId = appId;
+        this.leafSet = leafSet;
+    }
+
+    /**
+     * @param fabric the fabric
+     * @param tables its static tables
+     * @return every switch's state, by device
+     * @throws IllegalArgumentException naming the switch, if the program cannot hold a switch's state (more
+     *                                  than {@link #UPLINK_SLOTS} uplinks, a neighbour behind several ports,
+     *                                  a leaf number beyond the sets)
+     */
+    public Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables) {
+        FabricGeometry g = tables.geometry();
+        Map<DeviceId, SwitchState> out = new LinkedHashMap<>();
+        for (int sw = 0; sw < tables.switches(); sw++) {
+            SwitchTable t = tables.table(sw);
+            String name = fabric.switchName(sw);
+            try {
+                out.put(DeviceId.deviceId(name), switchState(DeviceId.deviceId(name), t, g));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("switch " + name + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
+    private SwitchState switchState(DeviceId d, SwitchTable t, FabricGeometry g) {
+        int s = g.slotBits();
+        boolean leaf = t.childScope() == null;
+        long[] ups = t.upPorts();
+        if (ups.length > UPLINK_SLOTS) {
+            throw new IllegalArgumentException(ups.length + " uplinks, the program holds " + UPLINK_SLOTS);
+        }
+        List<FlowRule> rules = new ArrayList<>();
+        List<Long> ports = new ArrayList<>();
+        BitSet below = new BitSet();
+        int selfLeaf = leaf ? t.selfLo() >>> s : NOT_A_LEAF;
+        for (int c = 0; c < t.children(); c++) {
+            long[] cp = t.childPorts(c);
+            if (cp.length != 1) {
+                throw new IllegalArgumentException("a neighbour behind " + cp.length + " equal-cost ports");
+            }
+            ports.add(cp[0]);
+            PiAction action;
+            if (leaf) {
+                action = PiAction.builder().withId(PiActionId.of(TO_HOST))
+                        .withParameter(param("slot", t.childLo(c) - t.selfLo(), 1)).build();
+            } else {
+                int lo = t.childLo(c) >>> s;
+                int hi = (t.childHi(c) - 1) >>> s;
+                BitSet leaves = new BitSet();
+                for (int l : t.childReach(c, 0)) {
+                    if (l >= lo && l <= hi) {
+                        leaves.set(l);
+                    }
+                }
+                below.or(leaves);
+                action = PiAction.builder().withId(PiActionId.of(TO_CHILD))
+                        .withParameter(new PiActionParam(PiActionParamId.of("leaves"), leafSet(leaves))).build();
+            }
+            rules.add(rule(d, OUT_PORT, exact("egress_port", cp[0]), action));
+        }
+        List<PiActionParam> reach = new ArrayList<>();
+        for (int u = 0; u < UPLINK_SLOTS; u++) {
+            BitSet r = new BitSet();
+            if (u < ups.length) {
+                for (int l : t.upReach(u)) {
+                    r.set(l);
+                }
+                ports.add(ups[u]);
+                rules.add(rule(d, OUT_PORT, exact("egress_port", ups[u]), PiAction.builder()
+                        .withId(PiActionId.of(TO_UPLINK)).withParameter(param("index", u, 1)).build()));
+                rules.add(rule(d, UPLINK_PORT, exact("ingress_port", ups[u]), PiAction.builder()
+                        .withId(PiActionId.of(FROM_UPLINK)).build()));
+            }
+            reach.add(new PiActionParam(PiActionParamId.of("r" + u), leafSet(r)));
+        }
+        if (leaf) {
+            below.set(selfLeaf);
+        }
+        rules.add(rule(d, ROLE, null, PiAction.builder().withId(PiActionId.of(SET_ROLE))
+                .withParameter(param("is_leaf", leaf ? 1 : 0, 1))
+                .withParameter(param("self_leaf", selfLeaf, 2))
+                .withParameter(param("slot_bits", s, 2))
+                .withParameter(param("leaf_bits", g.leafBits(), 2))
+                .withParameter(param("n_up", ups.length, 1))
+                .withParameter(new PiActionParam(PiActionParamId.of("below"), leafSet(below))).build()));
+        rules.add(rule(d, UPLINKS, null, PiAction.builder().withId(PiActionId.of(SET_UPLINKS))
+                .withParameters(reach).build()));
+        List<GroupBucket> buckets = new ArrayList<>();
+        for (long p : ports) {
+            buckets.add(DefaultGroupBucket.createAllGroupBucket(DefaultTrafficTreatment.builder()
+                    .setOutput(PortNumber.portNumber(p)).build()));
+        }
+        GroupDescription group = new DefaultGroupDescription(d, GroupDescription.Type.ALL, new GroupBuckets(buckets),
+                new DefaultGroupKey("mcast4ai-p4-replication".getBytes(StandardCharsets.US_ASCII)),
+                MULTICAST_GROUP, appId);
+        return new SwitchState(rules, group);
+    }
+
+    /** A leaf set as the program holds it: leaf l is bit {@code leafSet - 1 - l}, most significant first. */
+    private ImmutableByteSequence leafSet(BitSet leaves) {
+        byte[] b = new byte[leafSet / 8];
+        for (int l = leaves.nextSetBit(0); l >= 0; l = leaves.nextSetBit(l + 1)) {
+            if (l >= leafSet) {
+                throw new IllegalArgumentException("leaf " + l + " beyond the " + leafSet
+                        + " the program's sets cover");
+            }
+            b[l / 8] |= (byte) (0x80 >>> (l % 8));
+        }
+        return ImmutableByteSequence.copyFrom(b);
+    }
+
+    private static PiActionParam param(String name, long value, int bytes) {
+        byte[] b = new byte[bytes];
+        for (int i = 0; i < bytes; i++) {
+            b[bytes - 1 - i] = (byte) (value >>> (8 * i));
+        }
+        return new PiActionParam(PiActionParamId.of(name), ImmutableByteSequence.copyFrom(b));
+    }
+
+    private static TrafficSelector exact(String field, long port) {
+        return DefaultTrafficSelector.builder().matchPi(PiCriterion.builder()
+                .matchExact(PiMatchFieldId.of(field), (int) port).build()).build();
+    }
+
+    private FlowRule rule(DeviceId d, String table, TrafficSelector selector, PiAction action) {
+        return DefaultFlowRule.builder().forDevice(d).forTable(PiTableId.of(table)).fromApp(appId)
+                .withPriority(PRIORITY).makePermanent()
+                .withSelector(selector == null ? DefaultTrafficSelector.emptySelector() : selector)
+                .withTreatment(DefaultTrafficTreatment.builder().piTableAction(action).build()).build();
+    }
+
+    /** @return the group id ONOS gives the program's multicast group */
+    public static GroupId multicastGroupId() {
+        return GroupId.valueOf(MULTICAST_GROUP);
+    }
+}

@@ -1,0 +1,241 @@
+package org.mcast4ai.impl.p4;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricGenerators;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.bitmap.BitIndexTable;
+import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.onlab.util.ImmutableByteSequence;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.PiCriterion;
+import org.onosproject.net.flow.instructions.Instruction;
+import org.onosproject.net.flow.instructions.PiInstruction;
+import org.onosproject.net.pi.model.PiActionModel;
+import org.onosproject.net.pi.model.PiActionParamModel;
+import org.onosproject.net.pi.model.PiMatchFieldModel;
+import org.onosproject.net.pi.model.PiMatchType;
+import org.onosproject.net.pi.model.PiPipelineModel;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.model.PiTableModel;
+import org.onosproject.net.pi.runtime.PiAction;
+import org.onosproject.net.pi.runtime.PiActionParam;
+import org.onosproject.net.pi.runtime.PiExactFieldMatch;
+import org.onosproject.net.pi.runtime.PiFieldMatch;
+import org.onosproject.p4runtime.model.P4InfoParser;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The P4 fabric state against the program: every table entry the planner writes is checked against the P4Info
+ * p4c made from {@code models/p4/mcast4ai.p4}, parsed by ONOS's own parser (table, match fields and their bit
+ * widths, action, every parameter and its bit width), and the state of the switches the known-answer vectors
+ * cover equals what the vectors (replayed on BMv2) were run with.
+ */
+class P4FabricPlannerTest {
+    private static final Path P4 = Paths.get("..", "models", "p4");
+    private static PiPipelineModel model;
+    private final P4FabricPlanner planner = new P4FabricPlanner(new DefaultApplicationId(7, "org.mcast4ai.app"),
+            P4FabricPlanner.DEFAULT_LEAF_SET);
+
+    @BeforeAll
+    static void parse() throws Exception {
+        model = P4InfoParser.parse(P4.resolve("mcast4ai.p4info.txt").toUri().toURL());
+    }
+
+    private static Map<DeviceId, P4FabricPlanner.SwitchState> plan(P4FabricPlanner p, FabricSnapshot f) {
+        return plan(p, f, f);
+    }
+
+    // the bit indices of the whole fabric (they never change), the tables of what is left of it
+    private static Map<DeviceId, P4FabricPlanner.SwitchState> plan(P4FabricPlanner p, FabricSnapshot whole,
+                                                                  FabricSnapshot f) {
+        return p.plan(f, SwitchTables.build(f, BitIndexTable.forFabric(whole)));
+    }
+
+    @Test
+    void everyEntryTheAppWritesIsOneTheProgramHas() {
+        FabricSnapshot k4 = FabricGenerators.fatTree(4);
+        List<FabricSnapshot> fabrics = List.of(k4, FabricGenerators.leafSpine(2, 4, 3),
+                FabricGenerators.leafSpine(8, 16, 48), FabricGenerators.withoutLinks(k4, (a, b) ->
+                        a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1")));
+        int checked = 0;
+        for (FabricSnapshot f : fabrics) {
+            for (P4FabricPlanner.SwitchState s : plan(planner, f).values()) {
+                Set<PiTableId> defaults = new HashSet<>();
+                for (FlowRule r : s.rules()) {
+                    check(r);
+                    if (r.selector().criteria().isEmpty()) {
+                        assertTrue(defaults.add((PiTableId) r.table()), "one default per table: " + r);
+                    }
+                    checked++;
+                }
+                assertEquals(Set.of(PiTableId.of(P4FabricPlanner.ROLE), PiTableId.of(P4FabricPlanner.UPLINKS)),
+                        defaults);
+                assertEquals(P4FabricPlanner.MULTICAST_GROUP, (int) s.group().givenGroupId());
+                long outPorts = s.rules().stream()
+                        .filter(r -> r.table().equals(PiTableId.of(P4FabricPlanner.OUT_PORT))).count();
+                assertEquals(outPorts, s.group().buckets().buckets().size(), "one replica per port it leads to");
+            }
+        }
+        assertTrue(checked > 100, "entries checked: " + checked);
+    }
+
+    private static void check(FlowRule r) {
+        PiTableModel t = model.table((PiTableId) r.table()).orElseThrow(
+                () -> new AssertionError("no table " + r.table() + " in the P4Info"));
+        Criterion c = r.selector().criteria().isEmpty() ? null : r.selector().criteria().iterator().next();
+        if (c == null) {
+            assertTrue(t.matchFields().isEmpty(), "a default action only for a keyless table: " + t.id());
+        } else {
+            assertEquals(1, r.selector().criteria().size(), r.toString());
+            PiCriterion pc = (PiCriterion) c;
+            assertEquals(t.matchFields().size(), pc.fieldMatches().size(), "every match field of " + t.id());
+            for (PiFieldMatch m : pc.fieldMatches()) {
+                PiMatchFieldModel mf = t.matchField(m.fieldId()).orElseThrow(
+                        () -> new AssertionError(t.id() + " has no match field " + m.fieldId()));
+                assertEquals(PiMatchType.EXACT, mf.matchType());
+                assertEquals(mf.matchType(), m.type());
+                fits(((PiExactFieldMatch) m).value(), mf.bitWidth(), t.id() + "." + m.fieldId());
+            }
+        }
+        List<Instruction> is = r.treatment().allInstructions();
+        assertEquals(1, is.size(), r.toString());
+        PiAction a = (PiAction) ((PiInstruction) is.get(0)).action();
+        PiActionModel am = t.action(a.id()).orElseThrow(
+                () -> new AssertionError(t.id() + " has no action " + a.id()));
+        Map<Object, PiActionParam> given = new HashMap<>();
+        a.parameters().forEach(p -> given.put(p.id(), p));
+        assertEquals(am.params().size(), given.size(), "every parameter of " + a.id());
+        for (PiActionParamModel pm : am.params()) {
+            PiActionParam p = given.get(pm.id());
+            assertTrue(p != null, a.id() + " lacks " + pm.id());
+            fits(p.value(), pm.bitWidth(), a.id() + "." + pm.id());
+        }
+    }
+
+    private static void fits(ImmutableByteSequence v, int bits, String what) {
+        try {
+            v.fit(bits);
+        } catch (ImmutableByteSequence.ByteSequenceTrimException e) {
+            throw new AssertionError(what + ": " + v + " does not fit " + bits + " bits");
+        }
+    }
+
+    @Test
+    void theVectorsRanWithTheStateThePlannerWrites() throws Exception {
+        FabricSnapshot k4 = FabricGenerators.fatTree(4);
+        Map<String, FabricSnapshot> fabrics = Map.of(
+                "fattree4-random.json", k4,
+                "leafspine-random.json", FabricGenerators.leafSpine(2, 4, 3),
+                "fattree4-failed-link.json", FabricGenerators.withoutLinks(k4, (a, b) ->
+                        a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1")));
+        ObjectMapper json = new ObjectMapper();
+        int switches = 0;
+        for (Map.Entry<String, FabricSnapshot> e : fabrics.entrySet()) {
+            JsonNode v = json.readTree(new File(P4.resolve("vectors").resolve(e.getKey()).toString()));
+            Map<DeviceId, P4FabricPlanner.SwitchState> state = plan(planner,
+                    e.getKey().startsWith("fattree4") ? k4 : e.getValue(), e.getValue());
+            int slotBits = v.path("geometry").path("slot_bits").asInt();
+            for (java.util.Iterator<Map.Entry<String, JsonNode>> it = v.path("switches").fields(); it.hasNext();) {
+                Map.Entry<String, JsonNode> sw = it.next();
+                P4FabricPlanner.SwitchState s = state.get(DeviceId.deviceId(sw.getKey()));
+                boolean leaf = sw.getValue().path("to_hosts").asBoolean();
+                Map<Long, String> want = new HashMap<>();
+                int selfLo = sw.getValue().path("self_lo").asInt();
+                for (JsonNode ch : sw.getValue().path("children")) {
+                    long port = ch.path("ports").get(0).asLong();
+                    if (leaf) {
+                        want.put(port, "host " + (ch.path("lo").asInt() - selfLo));
+                    } else {
+                        TreeSet<Integer> leaves = new TreeSet<>();
+                        ch.path("reach").get(0).forEach(l -> {
+                            if (l.asInt() >= ch.path("lo").asInt() >> slotBits
+                                    && l.asInt() <= (ch.path("hi").asInt() - 1) >> slotBits) {
+                                leaves.add(l.asInt());
+                            }
+                        });
+                        want.put(port, "child " + leaves);
+                    }
+                }
+                int u = 0;
+                for (JsonNode up : sw.getValue().path("up")) {
+                    want.put(up.path("port").asLong(), "uplink " + u++);
+                }
+                assertEquals(want, describe(s), e.getKey() + " " + sw.getKey());
+                switches++;
+            }
+        }
+        assertTrue(switches >= 15, "switches compared: " + switches);
+    }
+
+    // what each out_port entry of a switch leads to, as the vectors say it
+    private static Map<Long, String> describe(P4FabricPlanner.SwitchState s) {
+        Map<Long, String> out = new HashMap<>();
+        for (FlowRule r : s.rules()) {
+            if (!r.table().equals(PiTableId.of(P4FabricPlanner.OUT_PORT))) {
+                continue;
+            }
+            PiCriterion c = (PiCriterion) r.selector().criteria().iterator().next();
+            long port = toLong(((PiExactFieldMatch) c.fieldMatches().iterator().next()).value());
+            PiAction a = (PiAction) ((PiInstruction) r.treatment().allInstructions().get(0)).action();
+            ImmutableByteSequence p = a.parameters().iterator().next().value();
+            switch (a.id().id()) {
+                case P4FabricPlanner.TO_HOST:
+                    out.put(port, "host " + toLong(p));
+                    break;
+                case P4FabricPlanner.TO_UPLINK:
+                    out.put(port, "uplink " + toLong(p));
+                    break;
+                default:
+                    TreeSet<Integer> leaves = new TreeSet<>();
+                    byte[] b = p.asArray();
+                    for (int l = 0; l < b.length * 8; l++) {
+                        if ((b[l / 8] & (0x80 >>> (l % 8))) != 0) {
+                            leaves.add(l);
+                        }
+                    }
+                    out.put(port, "child " + leaves);
+                    break;
+            }
+        }
+        return out;
+    }
+
+    private static long toLong(ImmutableByteSequence v) {
+        long x = 0;
+        for (byte b : v.asArray()) {
+            x = (x << 8) | (b & 0xff);
+        }
+        return x;
+    }
+
+    @Test
+    void aSwitchTheProgramCannotHoldIsNamed() {
+        // a 2-tier leaf-spine of 9 spines: every leaf has 9 uplinks, the program holds 8
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> plan(planner, FabricGenerators.leafSpine(9, 4, 2)));
+        assertTrue(e.getMessage().contains("9 uplinks, the program holds 8"), e.getMessage());
+        IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+                () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8),
+                        FabricGenerators.leafSpine(2, 16, 2)));
+        assertTrue(small.getMessage().contains("beyond the 8"), small.getMessage());
+    }
+}

@@ -18,7 +18,7 @@
  * masked), rewriting section counts and dropping empty sections. Towards a host the header is removed.
  *
  * Compile-time bounds (override with -D): the geometry's bitmap widths, the number of sections of each
- * kind a packet may carry (two HOST and two BLOCK sections, one of each other kind) and the leaf numbers the sets
+ * kind a packet may carry (two HOST and four BLOCK sections, one of each other kind) and the leaf numbers the sets
  * cover; a switch has at most 8 uplinks and 256 downward ports.
  */
 #include <core.p4>
@@ -74,6 +74,8 @@ struct headers_t {
     sec_t ps0; podent_t[31] p0;
     sec_t bs0; blockb_t bb0; blockent_t[31] b0;
     sec_t bs1; blockb_t bb1; blockent_t[31] b1;
+    sec_t bs2; blockb_t bb2; blockent_t[31] b2;
+    sec_t bs3; blockb_t bb3; blockent_t[31] b3;
     end_t end;
 }
 
@@ -156,6 +158,12 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs1; default: bad; }
     }
     state after_bs1 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs2; default: bad; }
+    }
+    state after_bs2 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs3; default: bad; }
+    }
+    state after_bs3 {
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; default: bad; }
     }
     state the_end {
@@ -184,14 +192,17 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
         transition bs0_16;
     }
     CHAIN(bs0, b0, after_bs0)
-    state bs1 {
-        packet.extract(hdr.bs1);
-        verify(hdr.bs1.count != 0, error.BadSection);
-        packet.extract(hdr.bb1);
-        verify(hdr.bb1.block > hdr.bb0.block, error.BadSection);
-        transition bs1_16;
-    }
-    CHAIN(bs1, b1, after_bs1)
+#define BLOCK_SECTION(S, B, PREV, ST, AFTER) \
+    state S { \
+        packet.extract(hdr.S); \
+        verify(hdr.S.count != 0, error.BadSection); \
+        packet.extract(hdr.B); \
+        verify(hdr.B.block > hdr.PREV.block, error.BadSection); \
+        transition S##_16; } \
+    CHAIN(S, ST, AFTER)
+    BLOCK_SECTION(bs1, bb1, bb0, b1, after_bs1)
+    BLOCK_SECTION(bs2, bb2, bb1, b2, after_bs2)
+    BLOCK_SECTION(bs3, bb3, bb2, b3, after_bs3)
 }
 
 control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
@@ -224,6 +235,8 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
         if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> SH(bi - (g << m.slot_bits))); } }
 #define WANT_B0(A, I) WANT_BLOCK(bb0, b0, I)
 #define WANT_B1(A, I) WANT_BLOCK(bb1, b1, I)
+#define WANT_B2(A, I) WANT_BLOCK(bb2, b2, I)
+#define WANT_B3(A, I) WANT_BLOCK(bb3, b3, I)
 
 /* uplink Q if it reaches every upward leaf and comes earlier in the entropy's rotation than the best so far */
 #define TRY_UP(Q) if (Q < m.n_up && (m.up_set & ~m.r##Q) == 0) { \
@@ -293,6 +306,8 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             R31(WANT_POD, p0)
             R31(WANT_B0, x)
             R31(WANT_B1, x)
+            R31(WANT_B2, x)
+            R31(WANT_B3, x)
             m.up_set = m.want & ~m.below;
             m.up_go = 0;
             if (m.up_set != 0 && m.from_up == 0 && m.n_up != 0) {
@@ -324,6 +339,8 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         else { hdr.ST[I].setInvalid(); } }
 #define TRIM_B0(A, I) TRIM_BLOCK(bb0, b0, I)
 #define TRIM_B1(A, I) TRIM_BLOCK(bb1, b1, I)
+#define TRIM_B2(A, I) TRIM_BLOCK(bb2, b2, I)
+#define TRIM_B3(A, I) TRIM_BLOCK(bb3, b3, I)
 #define RECOUNT(S) if (hdr.S.isValid()) { hdr.S.count = m.cnt; if (m.cnt == 0) { hdr.S.setInvalid(); } } m.cnt = 0;
 #define RECOUNT_BLOCK(S, B) if (hdr.S.isValid()) { hdr.S.count = m.cnt; \
         if (m.cnt == 0) { hdr.S.setInvalid(); hdr.B.setInvalid(); } } m.cnt = 0;
@@ -374,6 +391,8 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         hdr.ps0.setInvalid(); hdr.p0.pop_front(31);
         hdr.bs0.setInvalid(); hdr.bb0.setInvalid(); hdr.b0.pop_front(31);
         hdr.bs1.setInvalid(); hdr.bb1.setInvalid(); hdr.b1.pop_front(31);
+        hdr.bs2.setInvalid(); hdr.bb2.setInvalid(); hdr.b2.pop_front(31);
+        hdr.bs3.setInvalid(); hdr.bb3.setInvalid(); hdr.b3.pop_front(31);
         hdr.end.setInvalid();
     }
 
@@ -411,6 +430,10 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             RECOUNT_BLOCK(bs0, bb0)
             R31(TRIM_B1, x)
             RECOUNT_BLOCK(bs1, bb1)
+            R31(TRIM_B2, x)
+            RECOUNT_BLOCK(bs2, bb2)
+            R31(TRIM_B3, x)
+            RECOUNT_BLOCK(bs3, bb3)
         }
     }
 }
@@ -430,6 +453,8 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ps0); packet.emit(hdr.p0);
         packet.emit(hdr.bs0); packet.emit(hdr.bb0); packet.emit(hdr.b0);
         packet.emit(hdr.bs1); packet.emit(hdr.bb1); packet.emit(hdr.b1);
+        packet.emit(hdr.bs2); packet.emit(hdr.bb2); packet.emit(hdr.b2);
+        packet.emit(hdr.bs3); packet.emit(hdr.bb3); packet.emit(hdr.b3);
         packet.emit(hdr.end);
     }
 }

@@ -52,6 +52,18 @@ class KnownAnswersTest {
         int lsSource = 0;
         vectors.put("leafspine-random", scenario("leaf-spine of 2 spines and 4 leaves of 3 hosts, 5 receivers",
                 ls, ls, lsSource, Groups.random(ls, 5, lsSource, new Random(5)), 0x0102));
+        // a partial leaf (LEAF), a whole rack (RACK) and receivers on many leaves of few blocks (BLOCK sections
+        // of up to 12 entries) on a fabric of four blocks of bit indices
+        FabricSnapshot k16 = FabricGenerators.fatTree(16);
+        List<String> mixed = new ArrayList<>(List.of("h2-1-1", "h2-1-2", "h2-1-3", "h2-1-4", "h2-1-5",
+                "h6-3-2", "h13-1-1", "h14-2-2", "h15-3-3", "h16-8-8"));
+        for (int r = 1; r <= 8; r++) {
+            mixed.add("h3-2-" + r);
+        }
+        for (int i = 0; i < 17; i++) {
+            mixed.add("h" + (9 + i % 4) + "-" + (1 + (i / 4 + (i % 4) * 2) % 8) + "-" + (1 + i % 8));
+        }
+        vectors.put("fattree16-mixed", scenario("fat tree k=16, LEAF, RACK and BLOCK sections", k16, k16, k16.hostIndex("h1-1-1"), hosts(k16, mixed.toArray(new String[0])), 0x00ab));
         vectors.put("fattree4-malformed", malformed(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
         if (write) {

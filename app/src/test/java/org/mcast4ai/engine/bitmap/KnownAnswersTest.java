@@ -63,7 +63,8 @@ class KnownAnswersTest {
         for (int i = 0; i < 17; i++) {
             mixed.add("h" + (9 + i % 4) + "-" + (1 + (i / 4 + (i % 4) * 2) % 8) + "-" + (1 + i % 8));
         }
-        vectors.put("fattree16-mixed", scenario("fat tree k=16, LEAF, RACK and BLOCK sections", k16, k16, k16.hostIndex("h1-1-1"), hosts(k16, mixed.toArray(new String[0])), 0x00ab));
+        vectors.put("fattree16-mixed", scenario("fat tree k=16, LEAF, RACK and BLOCK sections", k16, k16,
+                k16.hostIndex("h1-1-1"), hosts(k16, mixed.toArray(new String[0])), 0x00ab));
         vectors.put("fattree4-malformed", malformed(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
         if (write) {

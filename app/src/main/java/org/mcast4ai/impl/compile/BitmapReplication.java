@@ -252,11 +252,13 @@ public final class BitmapReplication {
     private final Set<DeviceId> returned = ConcurrentHashMap.newKeySet();
 
     private Set<DeviceId> unready(BitmapLayout l) {
-        if (owner.getAsBoolean()) {
-            return programmer.notInPlace();
-        }
-        if (returned.isEmpty()) {
+        Set<DeviceId> mine = programmer.notInPlace();
+        if (mine.isEmpty() && returned.isEmpty()) {
+            // the common case, on every compile: no partition lookup
             return Set.of();
+        }
+        if (owner.getAsBoolean()) {
+            return mine;
         }
         if (readyFor(l)) {
             returned.clear();

@@ -325,6 +325,9 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (topology != null) {
             topology.stop();
         }
+        if (bitmaps != null && bitmaps.programmer() != null) {
+            bitmaps.programmer().close();
+        }
         store.unsetDelegate(delegate);
         if (eventDispatcher != null) {
             eventDispatcher.removeSink(P2mpGroupEvent.class);

@@ -82,6 +82,21 @@ public final class FakeGroupService extends GroupServiceAdapter {
         }
     }
 
+    /**
+     * ONOS's group audit found a switch's ADDED groups on it (a switch that reconnected with its tables): a
+     * GROUP_UPDATED for each, as ONOS's store re-puts every group a poll reports.
+     *
+     * @param device the switch
+     */
+    public void seenAgain(DeviceId device) {
+        List<DefaultGroup> all;
+        synchronized (groups) {
+            all = new ArrayList<>(groups.values());
+        }
+        all.stream().filter(g -> g.deviceId().equals(device) && g.state() == Group.GroupState.ADDED)
+                .forEach(g -> listeners.forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, g))));
+    }
+
     @Override
     public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
         return groups.get(deviceId + "|" + appCookie);

@@ -37,6 +37,9 @@ public final class BitmapLayout {
     private final boolean compacted;
     private final Map<String, SwitchPorts> switches;
     private final String whyNot;
+    // every bit but those of leaves without an uplink (back before their links, or cut off): their receivers are
+    // unreachable from outside, which does not stop BITMAP for the rest of the fabric
+    private final long attached;
 
     /** One switch's replication ports. */
     public static final class SwitchPorts {
@@ -145,6 +148,13 @@ public final class BitmapLayout {
             hostBit[h] = b == null ? -1 : b;
         }
         switches = Collections.unmodifiableMap(build());
+        long detached = 0;
+        for (SwitchPorts p : switches.values()) {
+            if (p.role == Role.LEAF && p.upPorts.length == 0) {
+                detached |= p.subtree;
+            }
+        }
+        attached = allBits() & ~detached;
         whyNot = check();
     }
 
@@ -320,8 +330,9 @@ public final class BitmapLayout {
 
     /**
      * The uplink a spread slot takes on a leaf: among the uplinks through which every receiver outside the leaf
-     * is reachable, the one preferred by rendezvous hashing on slot and port (a slot moves only when its uplink
-     * goes or a better one comes).
+     * is reachable (but those on leaves without an uplink, which nothing outside them reaches), the one
+     * preferred by rendezvous hashing on slot and port (a slot moves only when its uplink goes or a better one
+     * comes).
      *
      * @param leaf leaf name
      * @param slot 1 .. {@link #SLOTS}
@@ -332,7 +343,7 @@ public final class BitmapLayout {
         if (sw == null) {
             return -1;
         }
-        long outside = allBits() & ~sw.subtree();
+        long outside = attachedBits() & ~sw.subtree();
         long best = -1;
         long bestWeight = 0;
         for (long port : sw.upPorts()) {
@@ -371,10 +382,6 @@ public final class BitmapLayout {
                 return "switch " + p.name + " has port " + highest + " and its replication tables are numbered by "
                         + "port (at most " + (MAX_CHAIN_TABLES - 1) + ")";
             }
-            long outside = allBits() & ~p.subtree;
-            if (p.role == Role.LEAF && outside != 0 && p.upPorts.length == 0 && p.subtree != 0) {
-                return "leaf " + p.name + " has no uplink to the rest of the fabric";
-            }
         }
         return null;
     }
@@ -407,6 +414,10 @@ public final class BitmapLayout {
     /** @return positions that got no bit */
     public List<String> overflow() {
         return overflow;
+    }
+
+    private long attachedBits() {
+        return attached;
     }
 
     /** @return every allocated bit */

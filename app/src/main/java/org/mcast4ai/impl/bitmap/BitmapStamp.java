@@ -165,9 +165,11 @@ public final class BitmapStamp implements DeviceEntry {
         // first choice: the group's spread slot, whose uplink reaches every receiver outside the leaf; the slot's
         // uplink is static state, so a failure that moves it rewrites the leaf's static rules, not the stamp
         int slot = 1 + (int) Long.remainderUnsigned(mix(spreadKey), BitmapLayout.SLOTS);
-        if (ups.length > 0 && layout.slotUplink(leaf, slot) >= 0) {
+        long slotPort = ups.length > 0 ? layout.slotUplink(leaf, slot) : -1;
+        if (slotPort >= 0) {
             uplink = BitmapLayout.SLOT_BASE + slot;
-            best = outside;
+            // all but the receivers on a leaf without uplinks, which nothing reaches
+            best = layout.reachUp(leaf, slotPort) & outside;
         }
         // else an uplink by port, in the group's own order of preference (rendezvous hashing on group and port):
         // when an uplink comes or goes only the groups that preferred it move, every other stamp stays as it is

@@ -45,7 +45,9 @@ import java.util.concurrent.TimeUnit;
  * switch). On ONOS a group becomes ADDED at the next group statistics poll, so this wait (seconds) is paid once
  * per fabric change, never per group. A switch's first sync after this instance starts sends its rules at once
  * (after a restart they are on the switch and must reach ONOS's store before its first flow poll); either way the
- * tables are in place only when the groups are ADDED and the rules acknowledged.
+ * tables are in place only when the groups are ADDED and the rules acknowledged. A switch back from a
+ * disconnection may have lost its groups while ONOS's store still lists them ADDED: its rules wait until ONOS's
+ * group audit has found them there or sent them again.
  */
 public final class OpenFlowBitmapProgrammer {
     private static final Logger log = LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
@@ -113,7 +115,8 @@ public final class OpenFlowBitmapProgrammer {
     /**
      * Brings every switch's static tables in line with a layout: adds missing egress groups, then (per
      * device, once its groups are ADDED) one flow batch adding new or changed rules and, in a second stage,
-     * removing stale ones; stale groups go last. Calls are serialized: a call waits for the previous one.
+     * removing stale ones. Egress groups stay while their switch is connected (only {@link #removeStatic} takes
+     * them away). Calls are serialized: a call waits for the previous one.
      *
      * @param layout the current fabric's layout (must fit)
      * @return completes when the switches acknowledged everything, exceptionally with the reason otherwise
@@ -124,7 +127,7 @@ public final class OpenFlowBitmapProgrammer {
         }
         Map<DeviceId, BitmapPlanner.DeviceEntries> target = planner.staticEntries(layout);
         CompletableFuture<Void> next = lastStatic.handle((v, e) -> null)
-                .thenCompose(x -> sync(target));
+                .thenCompose(x -> sync(target, false));
         lastStatic = next;
         return next;
     }
@@ -136,7 +139,7 @@ public final class OpenFlowBitmapProgrammer {
      * @return completes when the switches acknowledged the removal of the rules
      */
     public synchronized CompletableFuture<Void> removeStatic() {
-        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of()));
+        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of(), true));
         lastStatic = next;
         return next;
     }
@@ -144,7 +147,9 @@ public final class OpenFlowBitmapProgrammer {
     // Every device on its own: a switch that is not connected is left out (its record stays; the switch is brought
     // in line when it is back), a device whose sync failed is marked dirty and gets everything again next time,
     // and what is sent is checked against ONOS's stores, not only against the record.
-    private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target) {
+    // dropGroups: the egress groups go too (the fabric stopped fitting); otherwise a switch keeps them while
+    // connected, even when a target leaves it out (one planned while it was away, or with none of its hosts)
+    private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target, boolean dropGroups) {
         Map<DeviceId, BitmapPlanner.DeviceEntries> before;
         Set<DeviceId> unsure;
         synchronized (this) {
@@ -166,14 +171,16 @@ public final class OpenFlowBitmapProgrammer {
             }
             BitmapPlanner.DeviceEntries was = before.get(d);
             BitmapPlanner.DeviceEntries now = target.get(d);
-            all.add(syncDevice(d, was, now, unsure.contains(d)).handle((v, e) -> {
+            all.add(syncDevice(d, was, now, unsure.contains(d), dropGroups).handle((v, e) -> {
                 synchronized (this) {
                     Map<DeviceId, BitmapPlanner.DeviceEntries> next = new LinkedHashMap<>(installed);
                     if (e == null) {
-                        if (now == null) {
+                        BitmapPlanner.DeviceEntries held = dropGroups ? now : withGroupsOf(now, was);
+                        if (held == null) {
                             next.remove(d);
+                            unconfirmed.keySet().removeIf(k -> k.startsWith(d + "|"));
                         } else {
-                            next.put(d, now);
+                            next.put(d, held);
                         }
                         dirty.remove(d);
                     } else {
@@ -208,7 +215,8 @@ public final class OpenFlowBitmapProgrammer {
     }
 
     private CompletableFuture<Void> syncDevice(DeviceId device, BitmapPlanner.DeviceEntries was,
-                                               BitmapPlanner.DeviceEntries now, boolean unsure) {
+                                               BitmapPlanner.DeviceEntries now, boolean unsure,
+                                               boolean dropGroups) {
         Map<String, GroupDescription> oldGroups = new LinkedHashMap<>();
         if (was != null) {
             was.groups().forEach(g -> oldGroups.put(groupKey(g), g));
@@ -223,12 +231,13 @@ public final class OpenFlowBitmapProgrammer {
                 newGroups.add(g);
             }
         }
+        // an egress group no rule names any more stays: the port may get a host back (a leaf is back before its
+        // hosts are), and ONOS's group store ignores an add for a key it still holds PENDING_DELETE, so removing
+        // and adding one key again can leave the switch without it
         List<GroupDescription> staleGroups = new ArrayList<>();
-        oldGroups.forEach((k, g) -> {
-            if (!keep.contains(k)) {
-                staleGroups.add(g);
-            }
-        });
+        if (dropGroups) {
+            staleGroups.addAll(oldGroups.values());
+        }
         Map<String, FlowRule> oldRules = new LinkedHashMap<>();
         if (was != null) {
             was.rules().forEach(r -> oldRules.put(ruleKey(r), r));
@@ -250,20 +259,14 @@ public final class OpenFlowBitmapProgrammer {
         });
         log.debug("static sync {}{}: {} group(s) to add, {} rule(s) to add, {} to remove, {} stale group(s)", device,
                 unsure ? " (unsure)" : "", newGroups.size(), add.size(), stale.size(), staleGroups.size());
-        CompletableFuture<Void> groups = addGroups(newGroups);
+        Set<String> sent = new HashSet<>();
+        CompletableFuture<Void> groups = addGroups(newGroups, sent).thenCombine(confirmed(device, now, sent),
+                (a, b) -> (Void) null);
         // nothing recorded for the switch (this instance has just started): after a restart the switch holds the
         // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
         // they go at once; a switch without the groups refuses them and the sync is tried again
         CompletableFuture<Void> gate = was == null ? CompletableFuture.completedFuture(null) : groups;
         CompletableFuture<Void> flows = gate.thenCompose(x -> applyFlows(add, stale));
-        if (unsure && was != null && now != null && !now.groups().isEmpty()) {
-            // a switch back from a disconnection may have lost its egress groups while ONOS's store still lists
-            // them ADDED, so the rules are refused; the group audit sends them again (PENDING_ADD_RETRY) and the
-            // rules follow as soon as it has, instead of on a blind retry
-            flows = flows.handle((v, e) -> e == null ? CompletableFuture.<Void>completedFuture(null)
-                    : groupsSentAgain(device, now.groups()).thenCompose(x -> applyFlows(add, stale)))
-                    .thenCompose(f -> f);
-        }
         return flows.thenCombine(groups, (a, b) -> (Void) null)
                 .thenRun(() -> {
                     for (GroupDescription g : staleGroups) {
@@ -275,63 +278,98 @@ public final class OpenFlowBitmapProgrammer {
     private static final long RESENT_POLL_MS = 50;
     private static final long RESENT_WAIT_MS = 5000;
 
-    // Completes once every group has gone to its switch again since this call (ONOS's store shows it
-    // PENDING_ADD or PENDING_ADD_RETRY) or a group poll found it there (GROUP_ADDED or GROUP_UPDATED);
-    // exceptionally after RESENT_WAIT_MS, when the caller's own retry takes over.
-    private CompletableFuture<Void> groupsSentAgain(DeviceId device, List<GroupDescription> wanted) {
-        ScheduledExecutorService t = timer;
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        if (t == null) {
-            done.completeExceptionally(new IllegalStateException("switch " + device
-                    + " refused the static BITMAP tables"));
-            return done;
-        }
-        Set<String> waiting = ConcurrentHashMap.newKeySet();
-        wanted.forEach(g -> waiting.add(groupKey(g)));
-        GroupListener seen = event -> {
+    // Egress groups of switches back from a disconnection: ONOS's store still lists them ADDED, but the switch
+    // may have lost them, and a rule naming a group the switch lacks is refused. Each is unconfirmed until ONOS's
+    // group audit has found it on the switch (GROUP_ADDED or GROUP_UPDATED) or sent it again (PENDING_ADD_RETRY;
+    // the rules sent after it on the same connection are then accepted).
+    private final Map<String, CompletableFuture<Void>> unconfirmed = new ConcurrentHashMap<>();
+    private final GroupListener confirmations = event -> {
+        if (event.type() == GroupEvent.Type.GROUP_ADDED || event.type() == GroupEvent.Type.GROUP_UPDATED) {
             Group g = event.subject();
-            if (event.type() == GroupEvent.Type.GROUP_ADDED || event.type() == GroupEvent.Type.GROUP_UPDATED) {
-                waiting.remove(g.deviceId() + "|" + g.appCookie());
-                if (waiting.isEmpty()) {
-                    done.complete(null);
-                }
+            confirm(g.deviceId() + "|" + g.appCookie());
+        }
+    };
+    private boolean listening;
+
+    private void confirm(String key) {
+        CompletableFuture<Void> f = unconfirmed.remove(key);
+        if (f != null) {
+            f.complete(null);
+        }
+        synchronized (this) {
+            if (listening && unconfirmed.isEmpty()) {
+                listening = false;
+                groupService.removeListener(confirmations);
             }
-        };
-        groupService.addListener(seen);
+        }
+    }
+
+    // Completes when every one of the device's groups that is in the target, left to ONOS's store (not sent
+    // again: ADDED with the same buckets) and unconfirmed has been confirmed; exceptionally after RESENT_WAIT_MS,
+    // when the sync is tried again.
+    private CompletableFuture<Void> confirmed(DeviceId device, BitmapPlanner.DeviceEntries target,
+                                             Set<String> sent) {
+        ScheduledExecutorService t = timer;
+        if (t == null || unconfirmed.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<GroupDescription> waiting = new ArrayList<>();
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (GroupDescription g : target == null ? List.<GroupDescription>of() : target.groups()) {
+            CompletableFuture<Void> f = unconfirmed.get(groupKey(g));
+            if (f != null && !sent.contains(groupKey(g))) {
+                waiting.add(g);
+                all.add(f);
+            }
+        }
+        if (waiting.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RESENT_WAIT_MS);
         Runnable[] poll = new Runnable[1];
         poll[0] = () -> {
             if (done.isDone()) {
                 return;
             }
-            for (GroupDescription g : wanted) {
+            for (GroupDescription g : waiting) {
                 Group held = groupService.getGroup(g.deviceId(), g.appCookie());
-                if (held != null && (held.state() == Group.GroupState.PENDING_ADD
-                        || held.state() == Group.GroupState.PENDING_ADD_RETRY)) {
-                    waiting.remove(groupKey(g));
+                if (held == null) {
+                    // gone from ONOS's store: the next sync adds it
+                    done.completeExceptionally(new IllegalStateException("egress group " + groupKey(g)
+                            + " left ONOS's group store"));
+                    return;
+                }
+                if (held.state() == Group.GroupState.PENDING_ADD
+                        || held.state() == Group.GroupState.PENDING_ADD_RETRY) {
+                    // sent again
+                    confirm(groupKey(g));
                 }
             }
-            if (waiting.isEmpty()) {
-                done.complete(null);
-            } else if (System.nanoTime() > deadline) {
-                done.completeExceptionally(new IllegalStateException("switch " + device + " did not get its "
-                        + waiting.size() + " egress group(s) back within " + RESENT_WAIT_MS + " ms"));
-            } else {
-                try {
-                    t.schedule(poll[0], RESENT_POLL_MS, TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException stopped) {
-                    done.completeExceptionally(stopped);
-                }
+            if (done.isDone()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                done.completeExceptionally(new IllegalStateException("switch " + device + " did not confirm its "
+                        + "egress groups within " + RESENT_WAIT_MS + " ms"));
+                return;
+            }
+            try {
+                t.schedule(poll[0], RESENT_POLL_MS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopped) {
+                done.completeExceptionally(stopped);
             }
         };
         poll[0].run();
-        done.whenComplete((v, e) -> groupService.removeListener(seen));
         return done;
     }
 
     private volatile ScheduledExecutorService timer;
 
-    /** @param timer where the wait for a returned switch's egress groups polls ONOS's group store (null: none) */
+    /**
+     * @param timer where the wait for a returned switch's egress groups polls ONOS's group store (null: no wait;
+     *              the switch refuses rules naming a group it lost and the sync is tried again)
+     */
     public void setTimer(ScheduledExecutorService timer) {
         this.timer = timer;
     }
@@ -366,6 +404,22 @@ public final class OpenFlowBitmapProgrammer {
         return new BitmapPlanner.DeviceEntries(new ArrayList<>(groups.values()), new ArrayList<>(rules.values()));
     }
 
+    // the target's entries plus the egress groups kept from before
+    private static BitmapPlanner.DeviceEntries withGroupsOf(BitmapPlanner.DeviceEntries now,
+                                                            BitmapPlanner.DeviceEntries was) {
+        if (was == null || was.groups().isEmpty()) {
+            return now;
+        }
+        if (now == null) {
+            return new BitmapPlanner.DeviceEntries(was.groups(), List.of());
+        }
+        Map<String, GroupDescription> groups = new LinkedHashMap<>();
+        now.groups().forEach(g -> groups.put(groupKey(g), g));
+        was.groups().forEach(g -> groups.putIfAbsent(groupKey(g), g));
+        return groups.size() == now.groups().size() ? now
+                : new BitmapPlanner.DeviceEntries(new ArrayList<>(groups.values()), now.rules());
+    }
+
     private boolean held(FlowRule r) {
         FlowEntry e = flowRuleService.getFlowEntry(r);
         return e != null && e.state() != FlowEntry.FlowEntryState.FAILED
@@ -380,6 +434,23 @@ public final class OpenFlowBitmapProgrammer {
      */
     public synchronized void deviceReturned(DeviceId device) {
         dirty.add(device);
+        BitmapPlanner.DeviceEntries held = installed.get(device);
+        if (held == null || held.groups().isEmpty()) {
+            return;
+        }
+        held.groups().forEach(g -> unconfirmed.putIfAbsent(groupKey(g), new CompletableFuture<>()));
+        if (!listening) {
+            listening = true;
+            groupService.addListener(confirmations);
+        }
+    }
+
+    /** Stops listening to ONOS's group events (the application is stopping). */
+    public synchronized void close() {
+        if (listening) {
+            listening = false;
+            groupService.removeListener(confirmations);
+        }
     }
 
     /**
@@ -393,7 +464,8 @@ public final class OpenFlowBitmapProgrammer {
         return ids;
     }
 
-    private CompletableFuture<Void> addGroups(List<GroupDescription> groups) {
+    // sent: filled with the keys of the groups that go to the switch (the others are left to ONOS's store)
+    private CompletableFuture<Void> addGroups(List<GroupDescription> groups, Set<String> sent) {
         if (groups.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -432,8 +504,10 @@ public final class OpenFlowBitmapProgrammer {
         for (GroupDescription g : groups) {
             Group existing = groupService.getGroup(g.deviceId(), g.appCookie());
             if (existing == null) {
+                sent.add(groupKey(g));
                 groupService.addGroup(g);
             } else if (!existing.buckets().equals(g.buckets())) {
+                sent.add(groupKey(g));
                 groupService.setBucketsForGroup(g.deviceId(), g.appCookie(), g.buckets(), g.appCookie(), appId);
             } else if (existing.state() == Group.GroupState.ADDED) {
                 pending.remove(groupKey(g));

@@ -130,6 +130,77 @@ class BitmapFailureTest {
         }
     }
 
+    /**
+     * A leaf back before its links (or cut off from every spine) keeps its hosts: BITMAP still fits the rest of
+     * the fabric, its receivers are reported unreachable, and everyone else gets exactly one copy.
+     */
+    @Test
+    void aLeafWithoutUplinksCutsOffOnlyItsOwnReceivers() {
+        for (FabricSnapshot whole : List.of(BitmapFabrics.leafSpine(2, 4, 2), FabricGenerators.fatTree(4))) {
+            Map<String, Integer> indices = new HashMap<>(BitmapLayout.of(whole).positionBits());
+            Random rnd = new Random(41);
+            for (int leaf = 0; leaf < whole.switchCount(); leaf++) {
+                if (whole.role(leaf) != Role.LEAF) {
+                    continue;
+                }
+                FabricSnapshot f = detached(whole, leaf);
+                BitmapLayout layout = BitmapLayout.of(f, indices);
+                assertTrue(layout.fits(), layout.whyNot().orElse(""));
+                OpenFlowSim sim = new OpenFlowSim(f, ENTRY);
+                sim.install(planner.staticEntries(layout));
+                for (int g = 0; g < 20; g++) {
+                    String source = f.hostName(rnd.nextInt(f.hostCount()));
+                    if (f.hostSwitch(f.hostIndex(source)) == leaf) {
+                        continue;
+                    }
+                    List<String> members = BitmapFabrics.randomMembers(f, source, rnd);
+                    List<String> cut = new ArrayList<>();
+                    Map<String, Integer> want = new HashMap<>();
+                    for (String m : members) {
+                        if (f.hostSwitch(f.hostIndex(m)) == leaf) {
+                            cut.add(m);
+                        } else {
+                            want.put(m, 1);
+                        }
+                    }
+                    if (want.isEmpty()) {
+                        continue;
+                    }
+                    String addr = "239.2." + leaf + "." + (g + 1);
+                    BitmapStamp.Result r = BitmapStamp.compile(layout, source, members, IpAddress.valueOf(addr),
+                            40000, rnd.nextInt(16));
+                    assertNotNull(r.stamp(), r.failure());
+                    assertEquals(new java.util.TreeSet<>(cut), new java.util.TreeSet<>(r.unreachable()),
+                            "the cut-off leaf's receivers are reported, no one else");
+                    sim.install(planner.stampRules(r.stamp()));
+                    Map<String, Integer> copies = new HashMap<>();
+                    sim.send(source, r.stamp().groupMac().toLong(), addr).forEach(d -> copies.merge(d.host, 1,
+                            Integer::sum));
+                    assertEquals(want, copies, f.switchName(leaf) + " cut off, group " + addr + " from " + source);
+                }
+            }
+        }
+    }
+
+    /** The fabric with one leaf's links gone, the leaf and its hosts still there. */
+    private static FabricSnapshot detached(FabricSnapshot f, int leaf) {
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            b.addSwitch(f.switchName(sw), f.role(sw));
+        }
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            for (int e = f.linkStart(sw); e < f.linkStart(sw + 1); e++) {
+                if (sw != leaf && f.linkTo(e) != leaf) {
+                    b.addLink(f.switchName(sw), f.linkFromPort(e), f.switchName(f.linkTo(e)), f.linkToPort(e));
+                }
+            }
+        }
+        for (int h = 0; h < f.hostCount(); h++) {
+            b.addHost(f.hostName(h), f.switchName(f.hostSwitch(h)), f.hostPort(h));
+        }
+        return b.build();
+    }
+
     /** The fabric without one link (both directions) or one switch (and its links). */
     private static FabricSnapshot without(FabricSnapshot f, String failure) {
         String[] p = failure.split(":");

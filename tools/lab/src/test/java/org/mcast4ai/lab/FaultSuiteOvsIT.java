@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.group.Group;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -277,12 +279,36 @@ class FaultSuiteOvsIT {
             ((List<String>) judged.get("hardProblems")).add(p);
             judged.put("summary", judged.get("summary") + "\n    " + p);
         }
+        if (!(boolean) judged.get("passed")) {
+            dumpSwitches(s.name);
+        }
         if (!unsettled.isEmpty()) {
             judged.put("passed", false);
             ((List<String>) judged.get("hardProblems")).add("not INSTALLED before the scenario: " + unsettled);
             judged.put("summary", judged.get("summary") + "\n    not INSTALLED before the scenario: " + unsettled);
         }
         return judged;
+    }
+
+    // What the switches and ONOS's (the lab's) group store hold when a scenario failed, for its diagnosis:
+    // tools/lab/target/faults/<scenario>.switches.txt
+    private static void dumpSwitches(String scenario) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (LabFabric.Switch sw : running.lab.fabric().switches()) {
+            String bridge = sw.bridge();
+            out.append("== ").append(bridge).append(' ').append(sw.deviceId()).append('\n');
+            for (Group g : running.lab.groups().getGroups(DeviceId.deviceId(sw.deviceId()))) {
+                out.append("store group 0x").append(Integer.toHexString(g.id().id())).append(' ')
+                        .append(g.state()).append(' ').append(g.buckets().buckets().size()).append(" bucket(s)\n");
+            }
+            out.append(LabHarness.run(List.of("ovs-ofctl", "-O", "OpenFlow13", "dump-groups", bridge), 30).out);
+            out.append(LabHarness.run(List.of("ovs-ofctl", "-O", "OpenFlow13", "--no-stats", "dump-flows", bridge),
+                    30).out);
+        }
+        Path file = LabHarness.root().resolve("tools/lab/target/faults/"
+                + scenario.replaceAll("[^A-Za-z0-9]+", "-") + ".switches.txt");
+        Files.writeString(file, out.toString());
+        System.out.println("faults: switch state after the failed scenario in " + file);
     }
 
     /** After a restart: a new group gets an id and an address no group that may still be on a switch has. */

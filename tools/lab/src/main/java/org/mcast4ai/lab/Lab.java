@@ -104,7 +104,7 @@ public final class Lab implements AutoCloseable {
         LabDeviceService deviceService = new LabDeviceService(topology);
         this.linkService = new LabLinkService(topology);
         this.flowRuleService = new OvsFlowRuleService(fabric, ofctl, ovsExecutor, switchPool);
-        this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor);
+        this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor, switchPool);
         flowRuleService.setAvailability(deviceService::isAvailable);
         groupService.setAvailability(deviceService::isAvailable);
         groupService.setAddedOnAudit(settings.auditMs > 0);

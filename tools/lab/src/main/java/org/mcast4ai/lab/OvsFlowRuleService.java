@@ -223,6 +223,9 @@ public class OvsFlowRuleService implements FlowRuleService {
         final FlowRuleOperations ops;
         final List<Set<FlowRuleOperation>> stages;
         List<FlowRuleOperation> failed;
+        // the wave that runs its first stage (a batch that joined late starts after the others)
+        int offset;
+        boolean answered;
 
         BatchTask(FlowRuleOperations ops) {
             this.ops = ops;
@@ -253,15 +256,19 @@ public class OvsFlowRuleService implements FlowRuleService {
         work.forEach(w -> batches.add((BatchTask) w));
         joinedBatches.addAndGet(batches.size());
         for (int wave = 0; ; wave++) {
+            if (wave > 0 && executor instanceof SwitchQueue) {
+                lateJoiners((SwitchQueue) executor, batches, wave);
+            }
             Map<DeviceId, List<Part>> byDevice = new LinkedHashMap<>();
             boolean any = false;
             for (BatchTask b : batches) {
-                if (b.failed != null || wave >= b.stages.size()) {
+                int stage = wave - b.offset;
+                if (b.failed != null || stage >= b.stages.size()) {
                     continue;
                 }
                 any = true;
                 Map<DeviceId, List<FlowRuleOperation>> mine = new LinkedHashMap<>();
-                b.stages.get(wave).forEach(op -> mine.computeIfAbsent(op.rule().deviceId(),
+                b.stages.get(stage).forEach(op -> mine.computeIfAbsent(op.rule().deviceId(),
                         d -> new ArrayList<>()).add(op));
                 mine.forEach((d, ops) -> byDevice.computeIfAbsent(d, x -> new ArrayList<>()).add(new Part(b, ops)));
             }
@@ -284,14 +291,46 @@ public class OvsFlowRuleService implements FlowRuleService {
                     b.failed.forEach(fb::operation);
                     b.ops.callback().onError(fb.build());
                     b.failed = List.of();
+                } else if (b.failed == null && !b.answered && wave - b.offset >= b.stages.size() - 1) {
+                    // its last stage is acknowledged: answered now, not after the stages of the batches beside it
+                    b.answered = true;
+                    if (b.ops.callback() != null) {
+                        b.ops.callback().onSuccess(b.ops);
+                    }
                 }
             }
         }
         for (BatchTask b : batches) {
-            if (b.failed == null && b.ops.callback() != null) {
+            if (b.failed == null && !b.answered && b.ops.callback() != null) {
+                b.answered = true;
                 b.ops.callback().onSuccess(b.ops);
             }
         }
+    }
+
+    // Batches queued while these run join them at this wave, unless one touches a rule a later stage of a running
+    // batch touches too (joined, its stage would run before that stage instead of after it).
+    private void lateJoiners(SwitchQueue queue, List<BatchTask> batches, int wave) {
+        Set<FlowId> ahead = new java.util.HashSet<>();
+        for (BatchTask b : batches) {
+            if (b.failed != null) {
+                continue;
+            }
+            for (int st = Math.max(0, wave - b.offset); st < b.stages.size(); st++) {
+                b.stages.get(st).forEach(op -> ahead.add(op.rule().id()));
+            }
+        }
+        for (SwitchQueue.Joinable j : queue.takeMore(joined, batches.size(),
+                j -> j instanceof BatchTask && !touches((BatchTask) j, ahead))) {
+            BatchTask b = (BatchTask) j;
+            b.offset = wave;
+            batches.add(b);
+            joinedBatches.incrementAndGet();
+        }
+    }
+
+    private static boolean touches(BatchTask b, Set<FlowId> rules) {
+        return b.stages.stream().flatMap(Set::stream).anyMatch(op -> rules.contains(op.rule().id()));
     }
 
     private final AtomicLong joinedBatches = new AtomicLong();

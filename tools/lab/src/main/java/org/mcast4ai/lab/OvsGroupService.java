@@ -64,11 +64,26 @@ public class OvsGroupService implements GroupService {
      * @param executor executor shared with {@link OvsFlowRuleService}, runs in submission order
      */
     public OvsGroupService(LabFabric fabric, Ofctl ofctl, Executor executor) {
+        this(fabric, ofctl, executor, Runnable::run);
+    }
+
+    /**
+     * Creates the service.
+     *
+     * @param fabric     lab fabric (device id to bridge)
+     * @param ofctl      ovs-ofctl runner
+     * @param executor   executor shared with {@link OvsFlowRuleService}, runs in submission order
+     * @param switchPool executor for the audit's parallel reads of the switches
+     */
+    public OvsGroupService(LabFabric fabric, Ofctl ofctl, Executor executor, Executor switchPool) {
         this.bridges = fabric.switches().stream().collect(Collectors.toMap(
                 s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
         this.ofctl = ofctl;
         this.executor = executor;
+        this.switchPool = switchPool;
     }
+
+    private final Executor switchPool;
 
     /**
      * Says which devices are connected: operations on any other fail and the audit skips them.
@@ -113,12 +128,18 @@ public class OvsGroupService implements GroupService {
     private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");
 
     private void auditNow() {
+        // the switches are read at once (a statistics poll does not hold up programming for long), then compared
+        Map<DeviceId, java.util.concurrent.CompletableFuture<Ofctl.Result>> dumps = new java.util.LinkedHashMap<>();
         bridges.forEach((device, bridge) -> {
-            if (!available.test(device)) {
-                return;
+            if (available.test(device)) {
+                dumps.put(device, java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> ofctl.run(List.of("dump-groups", bridge), null), switchPool));
             }
-            Ofctl.Result dump = ofctl.run(List.of("dump-groups", bridge), null);
-            if (!dump.ok()) {
+        });
+        dumps.forEach((device, pending) -> {
+            String bridge = bridges.get(device);
+            Ofctl.Result dump = pending.join();
+            if (!dump.ok() || !available.test(device)) {
                 return;
             }
             java.util.Set<Integer> held = new java.util.HashSet<>();

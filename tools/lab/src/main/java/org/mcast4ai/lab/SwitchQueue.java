@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The lab's one switch-programming thread: work runs in submission order (a group added before the flow that
  * uses it reaches the switch first), and consecutive {@link Joinable} work of one runner is handed to it
  * together, so that N flow batches queued while a bundle was out cost one {@code ovs-ofctl} per switch and
- * stage instead of N.
+ * stage instead of N; work queued while joined work runs may join it between its stages ({@link #takeMore}), as
+ * ONOS runs batches side by side instead of one after another.
  */
 public final class SwitchQueue implements Executor {
     private static final Logger log = LoggerFactory.getLogger(SwitchQueue.class);
@@ -84,6 +86,28 @@ public final class SwitchQueue implements Executor {
                 log.warn("lab switch work failed", e);
             }
         }
+    }
+
+    /**
+     * Called by the worker while it runs joined work, between two of its stages: takes the consecutive work of the
+     * same runner now at the head of the queue, in order, up to {@code maxJoined} in all, stopping at the first
+     * piece {@code accept} refuses (nothing queued behind it may overtake it).
+     *
+     * @param runner  the runner of the work in progress
+     * @param running how much work it runs already
+     * @param accept  whether a piece may join now
+     * @return the pieces taken
+     */
+    public List<Joinable> takeMore(Runner runner, int running, Predicate<Joinable> accept) {
+        List<Joinable> more = new ArrayList<>();
+        if (Thread.currentThread() != worker) {
+            return more;
+        }
+        while (running + more.size() < maxJoined && queue.peek() instanceof Joinable
+                && ((Joinable) queue.peek()).runner() == runner && accept.test((Joinable) queue.peek())) {
+            more.add((Joinable) queue.poll());
+        }
+        return more;
     }
 
     /**

@@ -40,17 +40,21 @@ class OvsFlowRuleServiceTest {
         final List<List<String>> calls = new ArrayList<>();
         final List<String> inputs = new ArrayList<>();
         Set<String> refuse = Set.of();
+        Runnable afterFirst;
 
         @Override
         public Result run(List<String> args, String stdin) {
             calls.add(args);
             inputs.add(stdin);
+            if (calls.size() == 1 && afterFirst != null) {
+                afterFirst.run();
+            }
             boolean bad = refuse.contains(args.get(2)) || stdin != null && stdin.contains("in_port=9,");
             return bad ? new Result(1, "", "Error OFPBAC_BAD_OUT_GROUP for: ...") : new Result(0, "", "");
         }
     }
 
-    private static final class Outcome implements FlowRuleOperationsContext {
+    private static class Outcome implements FlowRuleOperationsContext {
         FlowRuleOperations ok;
         FlowRuleOperations failed;
 
@@ -194,6 +198,48 @@ class OvsFlowRuleServiceTest {
         assertEquals(FlowEntry.FlowEntryState.FAILED, service.getFlowEntry(bad).state());
         assertNull(service.getFlowEntry(later), "the failed batch's next stage is not sent");
         assertEquals(3, service.getFlowRuleCount() - 1, "the other batches' rules are in (and the failed entry)");
+        queue.shutdown(1000);
+    }
+
+    @Test
+    void aBatchQueuedWhileAnotherRunsJoinsItsNextStageUnlessItTouchesARuleOfALaterStage() throws Exception {
+        FakeOfctl ofctl = new FakeOfctl();
+        SwitchQueue queue = new SwitchQueue("test-ovs", 512);
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, queue);
+        List<String> answered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        class Named extends Outcome {
+            final String name;
+
+            Named(String name) {
+                this.name = name;
+            }
+
+            @Override
+            public void onSuccess(FlowRuleOperations ops) {
+                super.onSuccess(ops);
+                answered.add(name);
+            }
+        }
+        // queued while the three-stage batch's first stage is on the switch
+        ofctl.afterFirst = () -> {
+            service.apply(FlowRuleOperations.builder().add(rule(LEAF, 50, PortNumber.portNumber(3)))
+                    .build(new Named("late")));
+            service.apply(FlowRuleOperations.builder().add(rule(LEAF, 43, PortNumber.portNumber(2)))
+                    .build(new Named("same rule as stage 3")));
+        };
+        service.apply(FlowRuleOperations.builder().add(rule(LEAF, 41, PortNumber.portNumber(3))).newStage()
+                .add(rule(LEAF, 42, PortNumber.portNumber(3))).newStage()
+                .add(rule(LEAF, 43, PortNumber.portNumber(3))).build(new Named("three stages")));
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        queue.execute(done::countDown);
+        assertTrue(done.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(List.of("late", "three stages", "same rule as stage 3"), answered,
+                "the late batch rides the second stage and is answered at once; the other waits its turn");
+        assertTrue(ofctl.inputs.get(1).contains("in_port=42") && ofctl.inputs.get(1).contains("in_port=50"),
+                ofctl.inputs.get(1));
+        assertEquals(4, ofctl.calls.size(), "three stages, the late batch inside the second, then the other");
+        assertTrue(service.getFlowEntry(rule(LEAF, 43, PortNumber.portNumber(2))).treatment().toString()
+                .contains("OUTPUT:2"), "the batch queued after the rule's last writer wins");
         queue.shutdown(1000);
     }
 

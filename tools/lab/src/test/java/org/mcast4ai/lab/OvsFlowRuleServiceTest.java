@@ -220,18 +220,18 @@ class OvsFlowRuleServiceTest {
                 answered.add(name);
             }
         }
-        // queued while the three-stage batch's first stage is on the switch
+        // queued while the three-stage batch's first stage is on the switch, and then the end of the test
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         ofctl.afterFirst = () -> {
             service.apply(FlowRuleOperations.builder().add(rule(LEAF, 50, PortNumber.portNumber(3)))
                     .build(new Named("late")));
             service.apply(FlowRuleOperations.builder().add(rule(LEAF, 43, PortNumber.portNumber(2)))
                     .build(new Named("same rule as stage 3")));
+            queue.execute(done::countDown);
         };
         service.apply(FlowRuleOperations.builder().add(rule(LEAF, 41, PortNumber.portNumber(3))).newStage()
                 .add(rule(LEAF, 42, PortNumber.portNumber(3))).newStage()
                 .add(rule(LEAF, 43, PortNumber.portNumber(3))).build(new Named("three stages")));
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        queue.execute(done::countDown);
         assertTrue(done.await(10, java.util.concurrent.TimeUnit.SECONDS));
         assertEquals(List.of("late", "three stages", "same rule as stage 3"), answered,
                 "the late batch rides the second stage and is answered at once; the other waits its turn");

@@ -11,6 +11,11 @@
  *                                 still reaches), a host (its slot) or an uplink (its index)
  *   multicast group 1             one replica per port of the switch
  *
+ * Controller packets: the frames ONOS discovers the fabric and its hosts with (LLDP, BDDP, ARP, ICMPv6) go
+ * to the CPU port with a packet_in header naming their ingress port; a frame from the CPU port carries a
+ * packet_out header naming the port it leaves by, and is sent there unchanged. Every other frame without the
+ * header is dropped.
+ *
  * Nothing here names a group: the state grows with ports and leaves, never with groups or port subsets.
  * Ingress parses the header, collects the leaves (and on a leaf the slots) it names, and picks the uplink
  * for the receivers it does not deliver downward; the replication engine makes one copy per port; egress
@@ -43,14 +48,26 @@
 #define OUT_CHILD 1
 #define OUT_HOST 2
 #define OUT_UP 3
+#ifndef CPU_PORT
+#define CPU_PORT 255      /* simple_switch_grpc --cpu-port; the pipeconf's CPU port */
+#endif
 
 const bit<16> ETH_MCAST4AI = 0x88B5;
 const bit<16> ETH_IPV6 = 0x86DD;
 const bit<16> ETH_IPV4 = 0x0800;
 const bit<16> MCAST_GROUP = 1;
+const bit<16> ETH_LLDP = 0x88CC;
+const bit<16> ETH_BDDP = 0x8942;
+const bit<16> ETH_ARP = 0x0806;
+const bit<8> IP_ICMPV6 = 58;
 
 error { BadVersion, BadSection }
 
+@controller_header("packet_in")
+header packet_in_t { bit<9> ingress_port; bit<7> pad; }
+@controller_header("packet_out")
+header packet_out_t { bit<9> egress_port; bit<7> pad; }
+header ipv6_t { bit<32> vtf; bit<16> len; bit<8> next; bit<8> hop; bit<128> src; bit<128> dst; }
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> type; }
 /* 2.1: version, hop limit, inner IPv4 flag, reserved, flow entropy */
 header fixed_t { bit<4> version; bit<4> hop; bit<1> ipv4; bit<7> reserved; bit<16> entropy; }
@@ -65,7 +82,10 @@ header blockent_t { bit<8> low; }                            /* BLOCK: bits 7-0 
 
 /* one header per section slot, each followed by its entries, so the deparser emits them in wire order */
 struct headers_t {
+    packet_in_t packet_in;
+    packet_out_t packet_out;
     ethernet_t eth;
+    ipv6_t ipv6;
     fixed_t fixed;
     sec_t hs0; index_t[31] h0;
     sec_t hs1; index_t[31] h1;
@@ -99,6 +119,8 @@ struct meta_t {
     bit<2> out_kind;           /* egress: what the replica's port leads to */
     bit<8> out_index;          /* egress: the host's slot or the uplink's index */
     bit<5> cnt;
+    bit<1> to_cpu;             /* a controller packet, either way: no replication, no trimming */
+    bit<9> in_port;
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -125,8 +147,19 @@ struct meta_t {
 
 parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     state start {
+        transition select(sm.ingress_port) { CPU_PORT: parse_packet_out; default: parse_eth; }
+    }
+    state parse_packet_out {
+        packet.extract(hdr.packet_out);
+        transition parse_eth;
+    }
+    state parse_eth {
         packet.extract(hdr.eth);
-        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; default: accept; }
+        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; ETH_IPV6: parse_ipv6; default: accept; }
+    }
+    state parse_ipv6 {
+        packet.extract(hdr.ipv6);
+        transition accept;
     }
     state parse_fixed {
         packet.extract(hdr.fixed);
@@ -289,7 +322,18 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     }
 
     apply {
-        if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
+        m.to_cpu = 0;
+        m.in_port = sm.ingress_port;
+        if (hdr.packet_out.isValid()) {
+            m.to_cpu = 1;
+            sm.egress_spec = hdr.packet_out.egress_port;
+            hdr.packet_out.setInvalid();
+        } else if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && (hdr.eth.type == ETH_LLDP
+                || hdr.eth.type == ETH_BDDP || hdr.eth.type == ETH_ARP
+                || hdr.ipv6.isValid() && hdr.ipv6.next == IP_ICMPV6)) {
+            m.to_cpu = 1;
+            sm.egress_spec = CPU_PORT;
+        } else if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
             drop();
         } else {
             role.apply();
@@ -397,6 +441,14 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
     }
 
     apply {
+        if (m.to_cpu == 1) {
+            if (sm.egress_port == CPU_PORT) {
+                hdr.packet_in.setValid();
+                hdr.packet_in.ingress_port = m.in_port;
+                hdr.packet_in.pad = 0;
+            }
+            return;
+        }
         m.out_kind = 0;
         out_port.apply();
         bool keep = false;
@@ -444,7 +496,9 @@ control McastComputeChecksum(inout headers_t hdr, inout meta_t m) {
 
 control McastDeparser(packet_out packet, in headers_t hdr) {
     apply {
+        packet.emit(hdr.packet_in);
         packet.emit(hdr.eth);
+        packet.emit(hdr.ipv6);
         packet.emit(hdr.fixed);
         packet.emit(hdr.hs0); packet.emit(hdr.h0);
         packet.emit(hdr.hs1); packet.emit(hdr.h1);

@@ -31,6 +31,8 @@ class KnownAnswersTest {
     private static final byte[] GROUP_MAC = {0x33, 0x33, 0x00, 0x4d, 0x00, 0x2a};
     private static final byte[] SENDER_MAC = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
     private static final int ETHERTYPE_MCAST4AI = 0x88B5;
+    /** The program's CPU port ({@code CPU_PORT}). */
+    private static final int CPU_PORT = 255;
 
     @Test
     void vectorsMatchThePerHopRule() throws IOException {
@@ -66,6 +68,7 @@ class KnownAnswersTest {
         vectors.put("fattree16-mixed", scenario("fat tree k=16, LEAF, RACK and BLOCK sections", k16, k16,
                 k16.hostIndex("h1-1-1"), hosts(k16, mixed.toArray(new String[0])), 0x00ab));
         vectors.put("fattree4-malformed", malformed(k4));
+        vectors.put("fattree4-controller", controller(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
         if (write) {
             Files.createDirectories(DIR);
@@ -157,6 +160,74 @@ class KnownAnswersTest {
         return "{\n  \"description\": \"frames the source leaf of fat tree k=4 must drop\",\n  \"geometry\": "
                 + geometry(g) + ",\n  \"switches\": {\n" + switches(f, tables, new TreeSet<>(List.of(leaf)))
                 + "\n  },\n  \"packets\": [\n" + String.join(",\n", packets) + "\n  ]\n}\n";
+    }
+
+    /**
+     * Controller packets on a leaf: LLDP, BDDP, ARP and ICMPv6 go to the CPU port behind a packet_in header
+     * (9-bit ingress port, 7 bits of padding); a frame from the CPU port leaves by its packet_out header's port
+     * without it; an IPv6 frame without the header that is not ICMPv6 is dropped.
+     */
+    private static String controller(FabricSnapshot f) {
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        SwitchTables tables = SwitchTables.build(f, bits);
+        int leaf = f.switchIndex("edge1-1");
+        long up = tables.table(leaf).upPorts()[0];
+        byte[] lldp = ethernet("0180c200000e", 0x88CC, "020702000000000001040302000105020078000000000000");
+        byte[] bddp = ethernet("ffffffffffff", 0x8942, "020702000000000001040302000305020078000000000000");
+        byte[] arp = ethernet("ffffffffffff", 0x0806, "0001080006040001020000000001c0a80001000000000000c0a80002");
+        byte[] icmp6 = ethernet("3333ff000002", 0x86DD, "6000000000203aff" + "fd000000000000000000000000000001"
+                + "ff0200000000000000000001ff000002" + "8700000000000000fd000000000000000000000000000002"
+                + "0101020000000001");
+        byte[] udp6 = frame(null, inner(0));
+        List<String> packets = new ArrayList<>();
+        Object[][] cases = {
+            {1L, lldp, CPU_PORT, concat(controllerHeader(1), lldp), "LLDP to the controller"},
+            {up, bddp, CPU_PORT, concat(controllerHeader(up), bddp), "BDDP from an uplink to the controller"},
+            {2L, arp, CPU_PORT, concat(controllerHeader(2), arp), "ARP to the controller"},
+            {1L, icmp6, CPU_PORT, concat(controllerHeader(1), icmp6), "ICMPv6 to the controller"},
+            {1L, udp6, null, null, "IPv6 without the header: dropped"},
+            {(long) CPU_PORT, concat(controllerHeader(up), lldp), (int) up, lldp, "packet-out by its port"},
+        };
+        for (Object[] c : cases) {
+            String out = c[2] == null ? "" : "\n        {\"port\": " + c[2] + ", \"frame\": \""
+                    + hex((byte[]) c[3]) + "\"}\n      ";
+            packets.add("    {\"switch\": \"edge1-1\", \"role\": \"LEAF\", \"in_port\": " + c[0]
+                    + ", \"why\": \"" + c[4] + "\",\n      \"frame\": \"" + hex((byte[]) c[1])
+                    + "\",\n      \"out\": [" + out + "], \"dropped\": 0}");
+        }
+        return "{\n  \"description\": \"controller packets on a leaf of fat tree k=4 (CPU port " + CPU_PORT
+                + ")\",\n  \"geometry\": " + geometry(bits.geometry()) + ",\n  \"switches\": {\n"
+                + switches(f, tables, new TreeSet<>(List.of(leaf))) + "\n  },\n  \"packets\": [\n"
+                + String.join(",\n", packets) + "\n  ]\n}\n";
+    }
+
+    private static byte[] controllerHeader(long port) {
+        return new byte[]{(byte) (port >>> 1), (byte) ((port & 1) << 7)};
+    }
+
+    private static byte[] ethernet(String dst, int type, String payload) {
+        byte[] p = unhex(payload);
+        byte[] out = new byte[Math.max(60, 14 + p.length)];
+        System.arraycopy(unhex(dst), 0, out, 0, 6);
+        System.arraycopy(SENDER_MAC, 0, out, 6, 6);
+        out[12] = (byte) (type >>> 8);
+        out[13] = (byte) type;
+        System.arraycopy(p, 0, out, 14, p.length);
+        return out;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static byte[] unhex(String s) {
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        }
+        return b;
     }
 
     private static String geometry(FabricGeometry g) {

@@ -4,7 +4,9 @@ import org.onosproject.core.ApplicationId;
 import org.onosproject.core.GroupId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.DefaultGroupDescription;
 import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupBuckets;
 import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupEvent;
 import org.onosproject.net.group.GroupKey;
@@ -27,6 +29,7 @@ public final class FakeGroupService extends GroupServiceAdapter {
     public final Map<String, DefaultGroup> groups = Collections.synchronizedMap(new LinkedHashMap<>());
     public final List<String> added = new CopyOnWriteArrayList<>();
     public final List<String> removed = new CopyOnWriteArrayList<>();
+    public final List<String> modified = new CopyOnWriteArrayList<>();
     private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
     /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
     public volatile boolean confirm = true;
@@ -100,6 +103,22 @@ public final class FakeGroupService extends GroupServiceAdapter {
     @Override
     public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
         return groups.get(deviceId + "|" + appCookie);
+    }
+
+    /** Replaces a group's buckets at once, as a switch that accepts the modification (GROUP_UPDATED). */
+    @Override
+    public void setBucketsForGroup(DeviceId deviceId, GroupKey oldCookie, GroupBuckets buckets, GroupKey newCookie,
+                                   ApplicationId appId) {
+        DefaultGroup old = groups.remove(deviceId + "|" + oldCookie);
+        if (old == null) {
+            return;
+        }
+        DefaultGroup g = new DefaultGroup(old.id(), new DefaultGroupDescription(deviceId, old.type(), buckets,
+                newCookie, old.givenGroupId(), old.appId()));
+        g.setState(Group.GroupState.ADDED);
+        groups.put(deviceId + "|" + newCookie, g);
+        modified.add(deviceId + "|" + newCookie);
+        listeners.forEach(l -> l.event(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, g)));
     }
 
     @Override

@@ -35,6 +35,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The static state of {@code models/p4/mcast4ai.p4} on every switch of a fabric, from the engine's
@@ -108,11 +109,25 @@ public final class P4FabricPlanner {
      *                                  a leaf number beyond the sets)
      */
     public Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables) {
+        return plan(fabric, tables, null);
+    }
+
+    /**
+     * @param fabric the fabric
+     * @param tables its static tables
+     * @param only   the switches to plan (the P4 ones of a fabric that also has others); null: all
+     * @return those switches' state, by device
+     * @throws IllegalArgumentException naming the switch, if the program cannot hold one of their states
+     */
+    public Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables, Set<DeviceId> only) {
         FabricGeometry g = tables.geometry();
         Map<DeviceId, SwitchState> out = new LinkedHashMap<>();
         for (int sw = 0; sw < tables.switches(); sw++) {
             SwitchTable t = tables.table(sw);
             String name = fabric.switchName(sw);
+            if (only != null && !only.contains(DeviceId.deviceId(name))) {
+                continue;
+            }
             try {
                 out.put(DeviceId.deviceId(name), switchState(DeviceId.deviceId(name), t, g));
             } catch (IllegalArgumentException e) {

@@ -1,0 +1,174 @@
+package org.mcast4ai.impl.p4;
+
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.bitmap.BitIndexTable;
+import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.mcast4ai.impl.P2mpGroupManager;
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreService;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupService;
+import org.onosproject.net.host.HostEvent;
+import org.onosproject.net.host.HostListener;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.intent.WorkPartitionService;
+import org.onosproject.net.link.LinkEvent;
+import org.onosproject.net.link.LinkListener;
+import org.onosproject.net.link.LinkService;
+import org.onosproject.net.pi.service.PiPipeconfService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.onlab.util.Tools.groupedThreads;
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Keeps every available switch bound to {@link Mcast4aiPipeconf} in the static state of the current fabric:
+ * a control loop that, on every device, link or host event and on a timer, takes a snapshot of the fabric ONOS
+ * sees, plans the P4 switches' state ({@link P4FabricPlanner}) and has {@link P4StaticProgrammer} write the
+ * difference. The state names no group, so it changes only with the fabric. One instance of a cluster writes it
+ * (the owner of work partition 0, as for the OpenFlow static tables), so all switches take their leaf numbers
+ * from one bit index table.
+ */
+@Component(immediate = true, service = P4FabricManager.class)
+public class P4FabricManager {
+    /** Milliseconds between runs without events: repairs what a refused write or ONOS's restart left. */
+    static final long AUDIT_MS = 5000;
+    /** Milliseconds an event waits, so that a burst of events (a switch and its links) costs one run. */
+    static final long SETTLE_MS = 20;
+
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected CoreService coreService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DeviceService deviceService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected LinkService linkService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected HostService hostService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected GroupService groupService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PiPipeconfService pipeconfService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected WorkPartitionService workPartitionService;
+
+    // tests shorten it before activate
+    long auditMs = AUDIT_MS;
+    private final AtomicBoolean queued = new AtomicBoolean();
+    private final DeviceListener devices = e -> {
+        if (e.type() != DeviceEvent.Type.PORT_STATS_UPDATED) {
+            changed();
+        }
+    };
+    private final LinkListener links = (LinkEvent e) -> changed();
+    private final HostListener hosts = (HostEvent e) -> changed();
+    private ScheduledExecutorService loop;
+    private FabricSnapshotFactory snapshots;
+    private P4StaticProgrammer programmer;
+    private P4FabricPlanner planner;
+    private BitIndexTable bits;
+    private String lastProblem;
+
+    /** Starts the loop. */
+    @Activate
+    protected void activate() {
+        ApplicationId appId = coreService.registerApplication(P2mpGroupManager.APP_NAME);
+        snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
+        programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
+        planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
+        loop = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "p4-fabric", log));
+        deviceService.addListener(devices);
+        linkService.addListener(links);
+        hostService.addListener(hosts);
+        loop.scheduleWithFixedDelay(this::runSafely, 0, auditMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops it; the switches keep their state (a restart or another instance takes over). */
+    @Deactivate
+    protected void deactivate() {
+        hostService.removeListener(hosts);
+        linkService.removeListener(links);
+        deviceService.removeListener(devices);
+        loop.shutdownNow();
+    }
+
+    private void changed() {
+        snapshots.invalidate();
+        if (queued.compareAndSet(false, true)) {
+            loop.schedule(() -> {
+                queued.set(false);
+                runSafely();
+            }, SETTLE_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void runSafely() {
+        try {
+            run();
+        } catch (RuntimeException e) {
+            log.warn("P4 fabric run failed, the next one retries", e);
+        }
+    }
+
+    /**
+     * One run of the loop.
+     *
+     * @return what it wrote; null if it had nothing to program or could not plan
+     */
+    P4StaticProgrammer.Writes run() {
+        if (!workPartitionService.isMine(0L, Long::longValue)) {
+            return null;
+        }
+        Set<DeviceId> targets = new HashSet<>();
+        for (Device d : deviceService.getAvailableDevices()) {
+            if (pipeconfService.ofDevice(d.id()).filter(Mcast4aiPipeconf.ID::equals).isPresent()) {
+                targets.add(d.id());
+            }
+        }
+        if (targets.isEmpty()) {
+            return null;
+        }
+        Map<DeviceId, P4FabricPlanner.SwitchState> desired;
+        try {
+            FabricSnapshot fabric = snapshots.snapshot();
+            // leaf numbers never move while the app runs: a failed leaf keeps its number for its return
+            bits = bits == null ? BitIndexTable.forFabric(fabric) : bits.allocate(fabric);
+            desired = planner.plan(fabric, SwitchTables.build(fabric, bits), targets);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            if (!Objects.equals(lastProblem, e.getMessage())) {
+                log.warn("P4 switches not programmed: {}", e.getMessage());
+                lastProblem = e.getMessage();
+            }
+            return null;
+        }
+        lastProblem = null;
+        P4StaticProgrammer.Writes w = programmer.sync(desired);
+        if (!w.none()) {
+            log.info("P4 static state on {} switch(es): {}", desired.size(), w);
+        }
+        return w;
+    }
+}

@@ -1,0 +1,163 @@
+package org.mcast4ai.impl.p4;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.bitmap.BitIndexTable;
+import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.mcast4ai.testing.FakeFlowRuleService;
+import org.mcast4ai.testing.FakeGroupService;
+import org.mcast4ai.testing.FakePipeconfService;
+import org.mcast4ai.testing.TestFabric;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.intent.WorkPartitionServiceAdapter;
+import org.onosproject.net.pi.model.PiPipeconfId;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The P4 fabric loop against ONOS's services: it programs the available switches bound to the pipeconf and no
+ * others, follows the fabric when a link fails and comes back, repairs lost entries on its own, and leaves the
+ * writing to the instance that owns the static state.
+ */
+class P4FabricManagerTest {
+    private static final ApplicationId APP = new DefaultApplicationId(7, "org.mcast4ai.app");
+    private final TestFabric fabric = TestFabric.leafSpine();
+    private final FakeFlowRuleService flows = new FakeFlowRuleService().autoAck(true);
+    private final FakeGroupService groups = new FakeGroupService();
+    private final FakePipeconfService pipeconfs = new FakePipeconfService();
+    private volatile boolean mine = true;
+    private final P4FabricManager manager = new P4FabricManager();
+    private final Set<DeviceId> p4 = new HashSet<>();
+
+    P4FabricManagerTest() {
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return APP;
+            }
+        };
+        manager.deviceService = fabric.devices;
+        manager.linkService = fabric.links;
+        manager.hostService = fabric.hosts;
+        manager.flowRuleService = flows;
+        manager.groupService = groups;
+        manager.pipeconfService = pipeconfs;
+        manager.workPartitionService = new WorkPartitionServiceAdapter() {
+            @Override
+            public <K> boolean isMine(K id, Function<K, Long> hasher) {
+                return mine;
+            }
+        };
+        // spine 2 stays an OpenFlow switch, another pipeconf's switch is not ours either
+        for (DeviceId d : Set.of(TestFabric.spine(1), TestFabric.leaf(1), TestFabric.leaf(2), TestFabric.leaf(3))) {
+            pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, d);
+            p4.add(d);
+        }
+        pipeconfs.bindToDevice(new PiPipeconfId("org.onosproject.pipelines.basic"), TestFabric.leaf(4));
+    }
+
+    @AfterEach
+    void stop() {
+        manager.deactivate();
+    }
+
+    private Map<DeviceId, P4FabricPlanner.SwitchState> expected(BitIndexTable bits, Set<DeviceId> targets) {
+        FabricSnapshot now = new FabricSnapshotFactory(fabric.devices, fabric.links, fabric.hosts).snapshot();
+        return new P4FabricPlanner(APP, P4FabricPlanner.DEFAULT_LEAF_SET).plan(now, SwitchTables.build(now, bits),
+                targets);
+    }
+
+    private BitIndexTable wholeFabricBits() {
+        return BitIndexTable.forFabric(new FabricSnapshotFactory(fabric.devices, fabric.links, fabric.hosts)
+                .snapshot());
+    }
+
+    private boolean holds(Map<DeviceId, P4FabricPlanner.SwitchState> want) {
+        for (Map.Entry<DeviceId, P4FabricPlanner.SwitchState> e : want.entrySet()) {
+            Set<String> held = flows.rulesOn(e.getKey()).stream().map(r -> r.id() + "" + r.treatment())
+                    .collect(Collectors.toSet());
+            Set<String> wanted = e.getValue().rules().stream().map(r -> r.id() + "" + r.treatment())
+                    .collect(Collectors.toSet());
+            if (!held.equals(wanted) || groups.getGroup(e.getKey(), e.getValue().group().appCookie()) == null
+                    || !new HashSet<>(groups.getGroup(e.getKey(), e.getValue().group().appCookie()).buckets()
+                    .buckets()).equals(new HashSet<>(e.getValue().group().buckets().buckets()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void await(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (!done.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "within 5 s: " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void programsTheBoundAvailableSwitchesAndNoOthers() throws Exception {
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        Set<DeviceId> written = flows.allRules().stream().map(FlowRule::deviceId).collect(Collectors.toSet());
+        assertEquals(p4, written);
+        assertTrue(manager.run().none(), "a second run writes nothing");
+    }
+
+    @Test
+    void followsALinkFailureAndItsRepairWithoutWaitingForTheAudit() throws Exception {
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        Map<DeviceId, P4FabricPlanner.SwitchState> before = expected(bits, p4);
+        fabric.linkDown(1, 1);
+        Map<DeviceId, P4FabricPlanner.SwitchState> cut = expected(bits, p4);
+        assertTrue(!cut.get(TestFabric.leaf(1)).rules().equals(before.get(TestFabric.leaf(1)).rules()),
+                "the failure changes leaf 1's state");
+        await("the failure programmed", () -> holds(cut));
+        fabric.linkUp(1, 1);
+        await("the repair programmed", () -> holds(before));
+    }
+
+    @Test
+    void aSwitchThatComesBackEmptyIsRefilledByTheAudit() throws Exception {
+        manager.auditMs = 100;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        for (FlowRule r : flows.rulesOn(TestFabric.leaf(2))) {
+            flows.lose(r);
+        }
+        groups.groups.keySet().removeIf(k -> k.startsWith(TestFabric.leaf(2) + "|"));
+        await("leaf 2 refilled", () -> holds(expected(bits, p4)));
+    }
+
+    @Test
+    void anInstanceThatDoesNotOwnTheStaticStateWritesNothing() throws Exception {
+        mine = false;
+        manager.auditMs = 60_000;
+        manager.activate();
+        assertNull(manager.run());
+        fabric.linkDown(2, 1);
+        Thread.sleep(200);
+        assertEquals(0, flows.allRules().size());
+        assertEquals(0, groups.added.size());
+    }
+}

@@ -12,21 +12,99 @@ import java.util.Objects;
  * boundaries into packets when one header would exceed the budget. Per pod, whole racks go as RACK entries or,
  * when cheaper, as one POD entry; per leaf, the other receivers go as HOST entries or one LEAF entry, whichever
  * is smaller, unless the leaves of one block save more than the block's own two bytes by taking one byte per
- * receiver in a BLOCK section. Pure.
+ * receiver in a BLOCK section. A packet also holds no more sections of a kind than the switches parse
+ * ({@link Limits}); the set is cut where it would. Pure.
  */
 public final class HeaderV2Planner {
     /** Header budget per packet, as for version 1: the first switch parses all of it. */
     public static final int DEFAULT_MAX_BYTES = 384;
 
+    /**
+     * The sections a switch's parser holds per packet: per kind at most so many sections, and optionally one
+     * section per block (a parser that checks that every BLOCK section's block is above the one before).
+     */
+    public static final class Limits {
+        /** What the header spec allows: any number of sections; several sections of one block. */
+        public static final Limits NONE = new Limits(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE,
+                Integer.MAX_VALUE, Integer.MAX_VALUE, false);
+        /** What {@code models/p4/mcast4ai.p4} parses: 2 HOST, 1 RACK, 1 LEAF, 1 POD, 4 BLOCK of distinct blocks. */
+        public static final Limits P4 = new Limits(2, 1, 1, 1, 4, true);
+
+        final int host;
+        final int rack;
+        final int leaf;
+        final int pod;
+        final int block;
+        final boolean oneSectionPerBlock;
+
+        /**
+         * @param host               HOST sections per packet
+         * @param rack               RACK sections
+         * @param leaf               LEAF sections
+         * @param pod                POD sections
+         * @param block              BLOCK sections
+         * @param oneSectionPerBlock true if a block may have only one section (at most 31 entries)
+         */
+        public Limits(int host, int rack, int leaf, int pod, int block, boolean oneSectionPerBlock) {
+            if (host < 1 || rack < 1 || leaf < 1 || pod < 1 || block < 1) {
+                throw new IllegalArgumentException("every kind needs at least one section: a leaf must fit");
+            }
+            this.host = host;
+            this.rack = rack;
+            this.leaf = leaf;
+            this.pod = pod;
+            this.block = block;
+            this.oneSectionPerBlock = oneSectionPerBlock;
+        }
+
+        /**
+         * @param h a header
+         * @return true if a switch with these limits parses it
+         */
+        public boolean admits(HeaderV2 h) {
+            int[] n = new int[HeaderV2.Kind.values().length];
+            int lastBlock = -1;
+            for (HeaderV2.Section s : h.sections()) {
+                n[s.kind().ordinal()]++;
+                if (s.kind() == HeaderV2.Kind.BLOCK) {
+                    if (oneSectionPerBlock && s.block() == lastBlock) {
+                        return false;
+                    }
+                    lastBlock = s.block();
+                }
+            }
+            return n[HeaderV2.Kind.HOST.ordinal()] <= host && n[HeaderV2.Kind.RACK.ordinal()] <= rack
+                    && n[HeaderV2.Kind.LEAF.ordinal()] <= leaf && n[HeaderV2.Kind.POD.ordinal()] <= pod
+                    && n[HeaderV2.Kind.BLOCK.ordinal()] <= block;
+        }
+
+        @Override
+        public String toString() {
+            return this == NONE ? "unlimited" : "HOST " + host + ", RACK " + rack + ", LEAF " + leaf + ", POD " + pod
+                    + ", BLOCK " + block + (oneSectionPerBlock ? " (one per block)" : "");
+        }
+    }
+
     private final FabricGeometry g;
     private final HeaderV2Codec codec;
     private final int maxBytes;
+    private final Limits limits;
 
     /**
      * @param geometry the fabric's coordinate space
      * @param maxBytes header budget per packet
      */
     public HeaderV2Planner(FabricGeometry geometry, int maxBytes) {
+        this(geometry, maxBytes, Limits.P4);
+    }
+
+    /**
+     * @param geometry the fabric's coordinate space
+     * @param maxBytes header budget per packet
+     * @param limits   the sections a packet may hold
+     */
+    public HeaderV2Planner(FabricGeometry geometry, int maxBytes, Limits limits) {
+        this.limits = Objects.requireNonNull(limits);
         this.g = Objects.requireNonNull(geometry);
         this.codec = new HeaderV2Codec(geometry);
         if (maxBytes < HeaderV2Codec.FIXED_BYTES + 3 * HeaderV2Codec.SECTION_BYTES + codec.entryBytes(
@@ -36,9 +114,14 @@ public final class HeaderV2Planner {
         this.maxBytes = maxBytes;
     }
 
-    /** @param geometry the fabric's coordinate space */
+    /** @param geometry the fabric's coordinate space; the default budget and the P4 program's limits */
     public HeaderV2Planner(FabricGeometry geometry) {
         this(geometry, DEFAULT_MAX_BYTES);
+    }
+
+    /** @return the sections a packet may hold */
+    public Limits limits() {
+        return limits;
     }
 
     /** @return the codec of the geometry */
@@ -70,10 +153,14 @@ public final class HeaderV2Planner {
         // no receiver costs more than 2 bytes plus its share of a section header: small sets fit at once
         if (HeaderV2Codec.FIXED_BYTES + 8 + 3 * bits.length <= maxBytes) {
             List<HeaderV2> one = new ArrayList<>(1);
-            if (bits.length > 0) {
-                one.add(checked(one(bits, 0, bits.length, entropy)));
+            if (bits.length == 0) {
+                return one;
             }
-            return one;
+            HeaderV2 h = one(bits, 0, bits.length, entropy);
+            if (limits.admits(h)) {
+                one.add(checked(h));
+                return one;
+            }
         }
         // one pass: a leaf joins the current set while the set's exact size stays within the budget (the
         // cheapest encoding never shrinks when a leaf is added, so this is the largest fitting run)
@@ -88,7 +175,7 @@ public final class HeaderV2Planner {
             }
             int before = size.bytes();
             size.add(bits[i], j - i);
-            if (size.bytes() > maxBytes && i > setStart) {
+            if ((size.bytes() > maxBytes || !size.fits()) && i > setStart) {
                 sets.add(checked(one(bits, setStart, i, entropy), before));
                 setStart = i;
                 size = new Estimate();
@@ -105,6 +192,9 @@ public final class HeaderV2Planner {
     private HeaderV2 checked(HeaderV2 h) {
         if (codec.size(h) > maxBytes) {
             throw new IllegalStateException("planned " + codec.size(h) + " B over the budget of " + maxBytes);
+        }
+        if (!limits.admits(h)) {
+            throw new IllegalStateException("planned sections beyond " + limits + ": " + h);
         }
         return h;
     }
@@ -154,6 +244,8 @@ public final class HeaderV2Planner {
         private int leaves;
         private int podEntries;
         private int blockBytes;
+        private int blockSections;
+        private int sharedBlocks;
 
         void add(int first, int count) {
             if (count == g.slotsPerLeaf()) {
@@ -196,7 +288,10 @@ public final class HeaderV2Planner {
             hosts += sign * b[4];
             leaves += sign * b[5];
             if (blockPays(b[0])) {
-                blockBytes += sign * (b[1] + 2 * sections(b[1]));
+                int n = sections(b[1]);
+                blockBytes += sign * (b[1] + 2 * n);
+                blockSections += sign * n;
+                sharedBlocks += n > 1 ? sign : 0;
             } else {
                 hosts += sign * b[2];
                 leaves += sign * b[3];
@@ -207,6 +302,13 @@ public final class HeaderV2Planner {
             return HeaderV2Codec.FIXED_BYTES + HeaderV2Codec.SECTION_BYTES + 2 * hosts + 2 * racks
                     + leafBytes * leaves + podBytes * podEntries + sections(hosts) + sections(racks)
                     + sections(leaves) + sections(podEntries) + blockBytes;
+        }
+
+        /** @return true if the header {@link #one} builds holds no more sections than the limits */
+        boolean fits() {
+            return sections(hosts) <= limits.host && sections(racks) <= limits.rack
+                    && sections(leaves) <= limits.leaf && sections(podEntries) <= limits.pod
+                    && blockSections <= limits.block && (!limits.oneSectionPerBlock || sharedBlocks == 0);
         }
 
         private int sections(int entries) {

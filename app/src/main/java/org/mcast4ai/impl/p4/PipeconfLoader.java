@@ -46,10 +46,10 @@ public class PipeconfLoader {
     /** Unregisters it. */
     @Deactivate
     protected void deactivate() {
-        if (registered) {
+        if (registered && pipeconfService.getPipeconf(Mcast4aiPipeconf.ID).isPresent()) {
             pipeconfService.unregister(Mcast4aiPipeconf.ID);
-            registered = false;
         }
+        registered = false;
     }
 
     /** @return true while the pipeconf is registered by this component */

@@ -27,6 +27,7 @@ class HeaderTargetsTest {
         final int[] hostBits;
         final HeaderPlanner planner;
         final HeaderV2Planner v2;
+        final HeaderV2Planner p4;
         final ReplicationSimulator sim;
 
         Fabric(int k) {
@@ -34,7 +35,9 @@ class HeaderTargetsTest {
             bits = BitIndexTable.forFabric(snapshot);
             hostBits = bits.hostBits(snapshot);
             planner = new HeaderPlanner(bits.geometry());
-            v2 = new HeaderV2Planner(bits.geometry());
+            // the targets are the header spec's; the P4 program parses fewer sections (p4 below)
+            v2 = new HeaderV2Planner(bits.geometry(), HeaderV2Planner.DEFAULT_MAX_BYTES, HeaderV2Planner.Limits.NONE);
+            p4 = new HeaderV2Planner(bits.geometry());
             sim = new ReplicationSimulator(snapshot, SwitchTables.build(snapshot, bits));
         }
     }
@@ -192,6 +195,38 @@ class HeaderTargetsTest {
                 assertTrue(maxSets <= 4, maxSets + " packets");
                 assertTrue(worst <= 1.05, "ratio " + worst);
             }
+        }
+    }
+
+    /**
+     * The same shapes within the sections {@code models/p4/mcast4ai.p4} parses: every packet is one it parses,
+     * every receiver gets exactly one copy; the packet counts (above the targets) are printed.
+     */
+    @Test
+    void v2WithinTheP4ParserDeliversExactlyOnce() {
+        Random rnd = new Random(4);
+        for (Fabric f : new Fabric[]{k48, k64}) {
+            StringBuilder out = new StringBuilder("v2 within the P4 parser, hosts=" + f.snapshot.hostCount() + ":");
+            for (int[] shape : new int[][]{{1024, 0}, {4096, 0}, {8, 1}, {1024, 1}}) {
+                int maxSets = 0;
+                double worst = 0;
+                for (int trial = 0; trial < 5; trial++) {
+                    int source = rnd.nextInt(f.snapshot.hostCount());
+                    int[] group = shape[1] == 0 ? Groups.randomRacks(f.snapshot, shape[0], source, rnd)
+                            : Groups.random(f.snapshot, shape[0], source, rnd);
+                    List<HeaderV2> sets = f.p4.planHosts(f.hostBits, group, trial);
+                    for (HeaderV2 h : sets) {
+                        assertTrue(HeaderV2Planner.Limits.P4.admits(h), h.toString());
+                    }
+                    ReplicationSimulator.Replication r = assertDeliveredV2(f, source, group, sets);
+                    long ideal = (long) (Groups.optimumLinks(f.snapshot, source, group) + group.length + 1) * PAYLOAD;
+                    worst = Math.max(worst, (double) r.totalBytes() / ideal);
+                    maxSets = Math.max(maxSets, sets.size());
+                }
+                out.append(String.format(" %s %d: %d packets, %.4f x ideal;", shape[1] == 0 ? "random racks"
+                        : "random", shape[0], maxSets, worst));
+            }
+            System.out.println(out);
         }
     }
 

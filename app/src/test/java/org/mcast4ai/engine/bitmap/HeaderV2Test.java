@@ -78,7 +78,8 @@ class HeaderV2Test {
         for (int trial = 0; trial < 500; trial++) {
             FabricGeometry g = rnd.nextBoolean() ? FabricGeometry.fatTree(new int[]{4, 8, 16, 48}[rnd.nextInt(4)])
                     : FabricGeometry.leafSpine(2 + rnd.nextInt(200), 1 + rnd.nextInt(48));
-            HeaderV2Planner planner = new HeaderV2Planner(g, 64 + rnd.nextInt(400));
+            HeaderV2Planner planner = new HeaderV2Planner(g, 64 + rnd.nextInt(400),
+                    rnd.nextBoolean() ? HeaderV2Planner.Limits.P4 : HeaderV2Planner.Limits.NONE);
             Set<Integer> picked = new HashSet<>();
             int n = 1 + rnd.nextInt(300);
             while (picked.size() < Math.min(n, g.capacity())) {
@@ -98,6 +99,7 @@ class HeaderV2Test {
                 assertTrue(wire.length <= 64 + 400, "within budget");
                 assertEquals(planner.codec().size(h), wire.length);
                 assertEquals(h, planner.codec().decode(wire));
+                assertTrue(planner.limits().admits(h), "within " + planner.limits() + ": " + h);
                 int[] r = h.receivers(g);
                 Arrays.stream(r).forEach(all::add);
                 int keepMod = 2 + rnd.nextInt(3);
@@ -109,6 +111,28 @@ class HeaderV2Test {
             assertArrayEquals(bits, all.stream().mapToInt(Integer::intValue).toArray(),
                     "the sets partition the receivers, in order");
         }
+    }
+
+    @Test
+    void aSetIsCutWhereItWouldHoldMoreSectionsThanTheSwitchesParse() {
+        // one receiver on each of 70 leaves, one leaf per block (a pod of 32 leaves of 8 slots is 256 bits):
+        // HOST entries only, 3 sections' worth
+        FabricGeometry g = FabricGeometry.leafSpine(4096, 8);
+        int[] bits = new int[70];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = g.bit(i, 0, 1);
+        }
+        HeaderV2Planner spec = new HeaderV2Planner(g, HeaderV2Planner.DEFAULT_MAX_BYTES, HeaderV2Planner.Limits.NONE);
+        List<HeaderV2> one = spec.plan(bits, 0);
+        assertEquals(1, one.size());
+        assertEquals(3, one.get(0).sections().size(), "the spec alone would send 3 HOST sections");
+        List<HeaderV2> p4 = new HeaderV2Planner(g).plan(bits, 0);
+        assertEquals(2, p4.size(), "62 HOST entries fit in the program's two sections");
+        assertEquals(62, p4.get(0).receivers(g).length);
+        for (HeaderV2 h : p4) {
+            assertTrue(HeaderV2Planner.Limits.P4.admits(h), h.toString());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new HeaderV2Planner.Limits(2, 0, 1, 1, 4, true));
     }
 
     @Test

@@ -137,6 +137,7 @@ public final class EngineBench {
         final int[] hostBits;
         final HeaderPlanner planner;
         final HeaderV2Planner v2;
+        final HeaderV2Planner p4;
         final SwitchTables tables;
         final ReplicationSimulator sim;
         final Baselines baselines;
@@ -148,7 +149,9 @@ public final class EngineBench {
             bits = BitIndexTable.forFabric(snapshot);
             hostBits = bits.hostBits(snapshot);
             planner = new HeaderPlanner(bits.geometry());
-            v2 = new HeaderV2Planner(bits.geometry());
+            // the header spec's encoding, and the same within the sections the P4 program parses
+            v2 = new HeaderV2Planner(bits.geometry(), HeaderV2Planner.DEFAULT_MAX_BYTES, HeaderV2Planner.Limits.NONE);
+            p4 = new HeaderV2Planner(bits.geometry(), HeaderV2Planner.DEFAULT_MAX_BYTES, HeaderV2Planner.Limits.P4);
             tables = SwitchTables.build(snapshot, bits);
             sim = new ReplicationSimulator(snapshot, tables);
             baselines = new Baselines(snapshot);
@@ -216,6 +219,13 @@ public final class EngineBench {
             throw new IllegalStateException("version 2 delivery wrong in " + row.name());
         }
         row.v2Bytes = rep2.totalBytes();
+        List<HeaderV2> p4 = fab.p4.planHosts(fab.hostBits, s.receivers, s.source);
+        ReplicationSimulator.Replication rep4 = fab.sim.simulateV2(s.source, p4, PAYLOAD);
+        if (rep4.hostCopies() != s.receivers.length || rep4.dropped() != 0 || rep4.revisits() != 0) {
+            throw new IllegalStateException("P4-limited delivery wrong in " + row.name());
+        }
+        row.p4Sets = p4.size();
+        row.p4Bytes = rep4.totalBytes();
         row.staticLeaf = fab.tables.maxEntries(f, Role.LEAF);
         row.staticSpine = fab.tables.maxEntries(f, Role.SPINE);
         row.staticCore = fab.tables.maxEntries(f, Role.SUPER_SPINE);
@@ -333,6 +343,8 @@ public final class EngineBench {
         int v2Header;
         int v2Sets;
         long v2Bytes;
+        int p4Sets;
+        long p4Bytes;
 
         Row(Scenario s) {
             this.s = s;
@@ -344,22 +356,24 @@ public final class EngineBench {
 
         static String header() {
             return String.format(Locale.ROOT, "%-4s %5s %-6s | %8s %8s %9s %6s %6s %6s %5s %4s %7s %9s | %8s %7s"
-                            + " %8s | %9s %6s %7s %8s | %5s %5s %7s %8s | %7s %5s %4s %8s %8s",
+                            + " %8s | %9s %6s %7s %8s | %5s %5s %7s %8s | %7s %5s %4s %8s %8s | %4s %8s",
                     "k", "n", "shape", "tree_us", "hdr_us", "t+h_us", "links", "opt", "hdr_B", "sets", "edge",
                     "static", "B/ideal", "uni_us", "uni_cp", "uni/bm", "trel_us", "t_lnk", "t_entr", "trel/bm",
-                    "bier#", "bierB", "bier_cp", "bier/bm", "v2_us", "v2_B", "v2#", "v2/ideal", "bier/v2");
+                    "bier#", "bierB", "bier_cp", "bier/bm", "v2_us", "v2_B", "v2#", "v2/ideal", "bier/v2", "p4#",
+                    "p4/ideal");
         }
 
         String line() {
             return String.format(Locale.ROOT, "%-4d %5d %-6s | %8.1f %8.1f %9.1f %6d %6d %6d %5d %4d %7s %9.3f |"
                             + " %8.1f %7d %8.2f | %9.1f %6d %7d %8.1f | %5d %5d %7d %8.3f | %7.1f %5d %4d %8.4f"
-                            + " %8.3f",
+                            + " %8.3f | %4d %8.4f",
                     s.k, s.receivers.length, s.shape(), treeNs / 1e3, headerNs / 1e3, compileNs / 1e3,
                     treeLinks, optimum, headerBytes, sets, 0, staticLeaf + "/" + staticSpine + "/" + staticCore,
                     (double) bitmapBytes / idealBytes, unicastNs / 1e3, unicastCopies,
                     (double) unicastBytes / bitmapBytes, trellisNs / 1e3, trellisLinks, 2 * trellisSwitches,
                     (double) trellisNs / compileNs, bierSets, bierHeader, bierCopies, (double) bierBytes / bitmapBytes,
-                    v2Ns / 1e3, v2Header, v2Sets, (double) v2Bytes / idealBytes, (double) bierBytes / v2Bytes);
+                    v2Ns / 1e3, v2Header, v2Sets, (double) v2Bytes / idealBytes, (double) bierBytes / v2Bytes,
+                    p4Sets, (double) p4Bytes / idealBytes);
         }
 
         static String markdownHeader() {
@@ -369,14 +383,15 @@ public final class EngineBench {
                     + "leaf/spine/core (max) | bitmap bytes / ideal | unicast µs | unicast link copies | "
                     + "unicast bytes / bitmap | Trellis µs | Trellis links | Trellis entries (flow+group) | "
                     + "Trellis time / ours | BIER sets | BIER header B | BIER copies | BIER bytes / bitmap | "
-                    + "v2 header µs | v2 header B | v2 sets | v2 bytes / ideal | BIER bytes / v2 |\n"
-                    + "|" + "---|".repeat(31);
+                    + "v2 header µs | v2 header B | v2 sets | v2 bytes / ideal | BIER bytes / v2 | "
+                    + "v2 sets within the P4 parser | their bytes / ideal |\n"
+                    + "|" + "---|".repeat(33);
         }
 
         String markdown() {
             return String.format(Locale.ROOT, "| %d | %d | %s | %.1f | %.1f | %.1f | %d | %d | %.1f | %d | %d | %d "
                             + "| 0/0 | %d/%d/%d | %.3f | %.1f | %d | %.2f | %.1f | %d | %d | %.1f | %d | %d | %d "
-                            + "| %.3f | %.1f | %d | %d | %.4f | %.3f |",
+                            + "| %.3f | %.1f | %d | %d | %.4f | %.3f | %d | %.4f |",
                     s.k, s.receivers.length, s.shape(), treeNs / 1e3, headerNs / 1e3, compileNs / 1e3, treeLinks,
                     optimum, compileWallNs / 1e3, bitmapLinks, headerBytes, sets, staticLeaf, staticSpine,
                     staticCore,
@@ -384,7 +399,7 @@ public final class EngineBench {
                     (double) unicastBytes / bitmapBytes, trellisNs / 1e3, trellisLinks, 2 * trellisSwitches,
                     (double) trellisNs / compileNs, bierSets, bierHeader, bierCopies,
                     (double) bierBytes / bitmapBytes, v2Ns / 1e3, v2Header, v2Sets, (double) v2Bytes / idealBytes,
-                    (double) bierBytes / v2Bytes);
+                    (double) bierBytes / v2Bytes, p4Sets, (double) p4Bytes / idealBytes);
         }
     }
 }

@@ -51,6 +51,11 @@ import static org.slf4j.LoggerFactory.getLogger;
  */
 @Component(immediate = true, service = P4FabricManager.class)
 public class P4FabricManager {
+    /**
+     * The application id of the static state: its own, so that the group manager's sweep of rules no group
+     * needs (which covers every rule of {@link P2mpGroupManager#APP_NAME}) never takes it for orphans.
+     */
+    public static final String APP_NAME = P2mpGroupManager.APP_NAME + ".p4";
     /** Milliseconds between runs without events: repairs what a refused write or ONOS's restart left. */
     static final long AUDIT_MS = 5000;
     /** Milliseconds an event waits, so that a burst of events (a switch and its links) costs one run. */
@@ -95,7 +100,7 @@ public class P4FabricManager {
     /** Starts the loop. */
     @Activate
     protected void activate() {
-        ApplicationId appId = coreService.registerApplication(P2mpGroupManager.APP_NAME);
+        ApplicationId appId = coreService.registerApplication(APP_NAME);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);

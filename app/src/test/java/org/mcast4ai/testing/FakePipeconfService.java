@@ -1,9 +1,10 @@
 package org.mcast4ai.testing;
 
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.pi.PiPipeconfServiceAdapter;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.model.PiPipeconfId;
+import org.onosproject.net.pi.service.PiPipeconfListener;
+import org.onosproject.net.pi.service.PiPipeconfService;
 
 import java.util.Map;
 import java.util.Optional;
@@ -11,9 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one pipeconf service double of the app's tests: registered pipeconfs and the devices bound to them, with
- * ONOS's rule that an id is registered at most once.
+ * ONOS's rule that an id is registered at most once. (Not ONOS's adapter: its package is not exported, and the
+ * OSGi wiring test registers this one.)
  */
-public final class FakePipeconfService extends PiPipeconfServiceAdapter {
+public final class FakePipeconfService implements PiPipeconfService {
     private final Map<PiPipeconfId, PiPipeconf> pipeconfs = new ConcurrentHashMap<>();
     private final Map<DeviceId, PiPipeconfId> bound = new ConcurrentHashMap<>();
 
@@ -54,5 +56,20 @@ public final class FakePipeconfService extends PiPipeconfServiceAdapter {
     @Override
     public Optional<PiPipeconfId> ofDevice(DeviceId deviceId) {
         return Optional.ofNullable(bound.get(deviceId));
+    }
+
+    @Override
+    public String getMergedDriver(DeviceId deviceId, PiPipeconfId pipeconfId) {
+        return null;
+    }
+
+    @Override
+    public void addListener(PiPipeconfListener listener) {
+        // no pipeconf events here
+    }
+
+    @Override
+    public void removeListener(PiPipeconfListener listener) {
+        // no pipeconf events here
     }
 }

@@ -33,8 +33,9 @@ import java.util.Optional;
 
 /**
  * The interpreter of {@code models/p4/mcast4ai.p4}: ONOS's packet service on a P4 switch. A packet-out becomes a
- * P4Runtime PacketOut whose {@code egress_port} metadata names the port (and whose {@code pad} is zero) (FLOOD: one per port of the device, the
- * way ONOS's own pipeconfs emulate it); a PacketIn's {@code ingress_port} metadata becomes the connect point.
+ * P4Runtime PacketOut whose {@code egress_port} metadata names the port and whose {@code pad} is zero (FLOOD: one
+ * per port of the device, the way ONOS's own pipeconfs emulate it); a PacketIn's {@code ingress_port} metadata
+ * becomes the connect point.
  * That is all link discovery (LLDP, BDDP) and host learning (ARP, NDP) need. The app writes PI table entries
  * and PI actions only, so ONOS criteria and treatments are never mapped.
  */

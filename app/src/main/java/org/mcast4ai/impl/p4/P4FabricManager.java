@@ -1,5 +1,7 @@
 package org.mcast4ai.impl.p4;
 
+import org.mcast4ai.api.P4FabricService;
+import org.mcast4ai.api.P4FabricStatus;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
@@ -29,10 +31,13 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +54,8 @@ import static org.slf4j.LoggerFactory.getLogger;
  * (the owner of work partition 0, as for the OpenFlow static tables), so all switches take their leaf numbers
  * from one bit index table.
  */
-@Component(immediate = true, service = P4FabricManager.class)
-public class P4FabricManager {
+@Component(immediate = true, service = {P4FabricManager.class, P4FabricService.class})
+public class P4FabricManager implements P4FabricService {
     /**
      * The application id of the static state: its own, so that the group manager's sweep of rules no group
      * needs (which covers every rule of {@link P2mpGroupManager#APP_NAME}) never takes it for orphans.
@@ -96,6 +101,8 @@ public class P4FabricManager {
     private P4FabricPlanner planner;
     private BitIndexTable bits;
     private String lastProblem;
+    private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
+    private long runs;
 
     /** Starts the loop. */
     @Activate
@@ -114,10 +121,14 @@ public class P4FabricManager {
     /** Stops it; the switches keep their state (a restart or another instance takes over). */
     @Deactivate
     protected void deactivate() {
+        if (loop == null) {
+            return;
+        }
         hostService.removeListener(hosts);
         linkService.removeListener(links);
         deviceService.removeListener(devices);
         loop.shutdownNow();
+        loop = null;
     }
 
     private void changed() {
@@ -143,17 +154,19 @@ public class P4FabricManager {
      *
      * @return what it wrote; null if it had nothing to program or could not plan
      */
-    P4StaticProgrammer.Writes run() {
-        if (!workPartitionService.isMine(0L, Long::longValue)) {
-            return null;
-        }
-        Set<DeviceId> targets = new HashSet<>();
+    synchronized P4StaticProgrammer.Writes run() {
+        runs++;
+        boolean writer = workPartitionService.isMine(0L, Long::longValue);
+        Set<DeviceId> targets = new TreeSet<>(Comparator.comparing(DeviceId::toString));
         for (Device d : deviceService.getAvailableDevices()) {
             if (pipeconfService.ofDevice(d.id()).filter(Mcast4aiPipeconf.ID::equals).isPresent()) {
                 targets.add(d.id());
             }
         }
-        if (targets.isEmpty()) {
+        List<String> names = new ArrayList<>();
+        targets.forEach(d -> names.add(d.toString()));
+        if (!writer || targets.isEmpty()) {
+            status = new P4FabricStatus(writer, names, runs, System.currentTimeMillis(), 0, 0, 0, null);
             return null;
         }
         Map<DeviceId, P4FabricPlanner.SwitchState> desired;
@@ -167,6 +180,7 @@ public class P4FabricManager {
                 log.warn("P4 switches not programmed: {}", e.getMessage());
                 lastProblem = e.getMessage();
             }
+            status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), 0, 0, 0, e.getMessage());
             return null;
         }
         lastProblem = null;
@@ -174,6 +188,13 @@ public class P4FabricManager {
         if (!w.none()) {
             log.info("P4 static state on {} switch(es): {}", desired.size(), w);
         }
+        status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
+                null);
         return w;
+    }
+
+    @Override
+    public P4FabricStatus status() {
+        return status;
     }
 }

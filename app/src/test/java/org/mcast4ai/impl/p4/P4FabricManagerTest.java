@@ -2,6 +2,7 @@ package org.mcast4ai.impl.p4;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.P4FabricStatus;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
@@ -147,6 +148,50 @@ class P4FabricManagerTest {
         }
         groups.groups.keySet().removeIf(k -> k.startsWith(TestFabric.leaf(2) + "|"));
         await("leaf 2 refilled", () -> holds(expected(bits, p4)));
+    }
+
+    @Test
+    void statusShowsTheSwitchesAndWhatTheLastRunWrote() throws Exception {
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        manager.run();
+        P4FabricStatus s = manager.status();
+        assertTrue(s.writer());
+        assertEquals(p4.stream().map(DeviceId::toString).sorted().collect(Collectors.toList()), s.switches());
+        assertNull(s.problem());
+        assertEquals(0, s.rulesWritten() + s.rulesRemoved() + s.groupsWritten(), "nothing left to write: " + s);
+        assertTrue(s.runs() >= 2);
+    }
+
+    @Test
+    void aSwitchTheProgramCannotHoldIsReportedAndNothingIsWritten() {
+        // 9 spines: every leaf has 9 uplinks, the program holds 8
+        TestFabric wide = new TestFabric(9, 2, 2);
+        P4FabricManager m = new P4FabricManager();
+        m.coreService = manager.coreService;
+        m.deviceService = wide.devices;
+        m.linkService = wide.links;
+        m.hostService = wide.hosts;
+        m.flowRuleService = flows;
+        m.groupService = groups;
+        FakePipeconfService bound = new FakePipeconfService();
+        bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
+        bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.spine(1));
+        m.pipeconfService = bound;
+        m.workPartitionService = manager.workPartitionService;
+        m.auditMs = 60_000;
+        m.activate();
+        try {
+            assertNull(m.run());
+            P4FabricStatus s = m.status();
+            assertTrue(s.problem() != null && s.problem().contains(TestFabric.leaf(2).toString())
+                    && s.problem().contains("9 uplinks"), s.toString());
+            assertEquals(0, flows.allRules().size());
+        } finally {
+            m.deactivate();
+        }
     }
 
     @Test

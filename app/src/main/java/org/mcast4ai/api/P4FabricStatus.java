@@ -1,0 +1,107 @@
+package org.mcast4ai.api;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the P4 fabric loop last did on this instance: the switches bound to mcast4ai's pipeconf that it
+ * programs, how many runs it made, what its last run wrote, and why it could not program them if it could not
+ * (a switch with more uplinks than the program holds, a fabric it cannot lay out). Immutable.
+ */
+public final class P4FabricStatus {
+    private final boolean writer;
+    private final List<String> switches;
+    private final long runs;
+    private final long lastRunMillis;
+    private final int rulesWritten;
+    private final int rulesRemoved;
+    private final int groupsWritten;
+    private final String problem;
+
+    /**
+     * @param writer        true if this instance writes the static state (the others only watch)
+     * @param switches      available switches bound to the pipeconf, by device id
+     * @param runs          runs since the app started
+     * @param lastRunMillis wall-clock time of the last run, 0 before the first
+     * @param rulesWritten  table entries the last run added or replaced
+     * @param rulesRemoved  table entries the last run removed
+     * @param groupsWritten multicast groups the last run added or changed
+     * @param problem       why the last run could not program the switches; null if it could
+     */
+    public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
+                          int rulesRemoved, int groupsWritten, String problem) {
+        this.writer = writer;
+        this.switches = List.copyOf(switches);
+        this.runs = runs;
+        this.lastRunMillis = lastRunMillis;
+        this.rulesWritten = rulesWritten;
+        this.rulesRemoved = rulesRemoved;
+        this.groupsWritten = groupsWritten;
+        this.problem = problem;
+    }
+
+    /** @return true if this instance writes the static state */
+    public boolean writer() {
+        return writer;
+    }
+
+    /** @return the available switches bound to the pipeconf */
+    public List<String> switches() {
+        return switches;
+    }
+
+    /** @return runs since the app started */
+    public long runs() {
+        return runs;
+    }
+
+    /** @return wall-clock milliseconds of the last run, 0 before the first */
+    public long lastRunMillis() {
+        return lastRunMillis;
+    }
+
+    /** @return table entries the last run added or replaced */
+    public int rulesWritten() {
+        return rulesWritten;
+    }
+
+    /** @return table entries the last run removed */
+    public int rulesRemoved() {
+        return rulesRemoved;
+    }
+
+    /** @return multicast groups the last run added or changed */
+    public int groupsWritten() {
+        return groupsWritten;
+    }
+
+    /** @return why the last run could not program the switches, or null */
+    public String problem() {
+        return problem;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof P4FabricStatus)) {
+            return false;
+        }
+        P4FabricStatus s = (P4FabricStatus) o;
+        return s.writer == writer && s.switches.equals(switches) && s.runs == runs
+                && s.lastRunMillis == lastRunMillis && s.rulesWritten == rulesWritten
+                && s.rulesRemoved == rulesRemoved && s.groupsWritten == groupsWritten
+                && Objects.equals(s.problem, problem);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten,
+                problem);
+    }
+
+    @Override
+    public String toString() {
+        return "writer=" + writer + " switches=" + switches.size() + " runs=" + runs + " rulesWritten="
+                + rulesWritten + " rulesRemoved=" + rulesRemoved + " groupsWritten=" + groupsWritten
+                + " problem=" + (problem == null ? "none" : problem);
+    }
+}

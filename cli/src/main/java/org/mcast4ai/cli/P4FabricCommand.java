@@ -1,0 +1,53 @@
+package org.mcast4ai.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.karaf.shell.api.action.Command;
+import org.apache.karaf.shell.api.action.lifecycle.Reference;
+import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.mcast4ai.api.P4FabricService;
+import org.mcast4ai.api.P4FabricStatus;
+
+import java.time.Instant;
+
+/** Shows the P4 fabric loop: the switches bound to mcast4ai's pipeconf, what its last run wrote, and why not. */
+@Service
+@Command(scope = "mcast4ai", name = "mcast4ai-p4-fabric",
+        description = "Shows the P4 switches bound to mcast4ai's pipeconf and the static state the app keeps on them")
+public class P4FabricCommand extends Mcast4aiCommand {
+
+    /** The P4 fabric loop. */
+    @Reference
+    protected P4FabricService p4Fabric;
+
+    @Override
+    protected void run() {
+        access().checkReadsAll();
+        P4FabricStatus s = p4Fabric.status();
+        if (outputJson()) {
+            ObjectNode n = new ObjectMapper().createObjectNode();
+            n.put("writer", s.writer());
+            n.putArray("switches").addAll(s.switches().stream().map(n::textNode)
+                    .collect(java.util.stream.Collectors.toList()));
+            n.put("runs", s.runs());
+            n.put("lastRunMillis", s.lastRunMillis());
+            n.put("rulesWritten", s.rulesWritten());
+            n.put("rulesRemoved", s.rulesRemoved());
+            n.put("groupsWritten", s.groupsWritten());
+            if (s.problem() == null) {
+                n.putNull("problem");
+            } else {
+                n.put("problem", s.problem());
+            }
+            print("%s", n);
+            return;
+        }
+        print("switches=%d writer=%s runs=%d last=%s wrote rules=%d removed=%d groups=%d", s.switches().size(),
+                s.writer(), s.runs(), s.lastRunMillis() == 0 ? "never" : Instant.ofEpochMilli(s.lastRunMillis()),
+                s.rulesWritten(), s.rulesRemoved(), s.groupsWritten());
+        if (s.problem() != null) {
+            print("not programmed: %s", s.problem());
+        }
+        s.switches().forEach(d -> print("  %s", d));
+    }
+}

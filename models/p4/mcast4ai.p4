@@ -24,7 +24,9 @@
  *
  * Compile-time bounds (override with -D): the geometry's bitmap widths, the number of sections of each
  * kind a packet may carry (two HOST and four BLOCK sections, one of each other kind) and the leaf numbers the sets
- * cover; a switch has at most 8 uplinks and 256 downward ports.
+ * cover; a switch has at most 8 uplinks and 256 downward ports. When no uplink reaches every leaf a copy must
+ * take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's rotation that
+ * reaches it.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -111,6 +113,9 @@ struct meta_t {
     bit<LEAF_SET> up_set;      /* leaves of the copy that goes up */
     bit<1> up_go;
     bit<8> up_choice;
+    bit<1> up_split;           /* no uplink reaches every upward leaf: per uplink the leaves it takes */
+    bit<LEAF_SET> a0; bit<LEAF_SET> a1; bit<LEAF_SET> a2; bit<LEAF_SET> a3;
+    bit<LEAF_SET> a4; bit<LEAF_SET> a5; bit<LEAF_SET> a6; bit<LEAF_SET> a7;
     bit<LEAF_SET> below;       /* leaves this switch delivers downward */
     bit<LEAF_SET> r0; bit<LEAF_SET> r1; bit<LEAF_SET> r2; bit<LEAF_SET> r3;
     bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;   /* per uplink the leaves it reaches */
@@ -276,6 +281,15 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
         rank = Q >= first ? Q - first : Q + m.n_up - first; \
         if (m.up_go == 0 || rank < m.up_rank) { m.up_go = 1; m.up_rank = rank; m.up_choice = Q; } }
 
+/* step I of the rotation that starts at the entropy's uplink: that uplink takes the upward leaves left that it
+   reaches (each leaf goes up the first uplink in the rotation that reaches it, as SwitchLogic splits) */
+#define TAKE(Q) if (q == Q) { m.a##Q = left & m.r##Q; left = left & ~m.r##Q; }
+#define SPLIT(I) if (I < m.n_up) { \
+        q = first + I; if (q >= m.n_up) { q = q - m.n_up; } \
+        TAKE(0) TAKE(1) TAKE(2) TAKE(3) TAKE(4) TAKE(5) TAKE(6) TAKE(7) }
+/* egress: the leaves uplink Q takes of a split copy */
+#define TAKEN(Q) if (m.out_index == Q) { m.kset = m.a##Q; }
+
 control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     /* receivers a switch could not serve: no uplink reaches them, or they came down to a switch not below */
     counter(1, CounterType.packets) unserved;
@@ -354,13 +368,24 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             R31(WANT_B3, x)
             m.up_set = m.want & ~m.below;
             m.up_go = 0;
+            m.up_split = 0;
+            bit<LEAF_SET> left = m.up_set;
             if (m.up_set != 0 && m.from_up == 0 && m.n_up != 0) {
                 bit<8> first;
                 bit<8> rank;
                 hash(first, HashAlgorithm.identity, 8w0, { hdr.fixed.entropy }, (bit<16>)m.n_up);
                 TRY_UP(0) TRY_UP(1) TRY_UP(2) TRY_UP(3) TRY_UP(4) TRY_UP(5) TRY_UP(6) TRY_UP(7)
+                if (m.up_go == 1) {
+                    left = 0;
+                } else {
+                    /* two failures left no single uplink for all of them: split them across the uplinks */
+                    bit<8> q;
+                    m.a0 = 0; m.a1 = 0; m.a2 = 0; m.a3 = 0; m.a4 = 0; m.a5 = 0; m.a6 = 0; m.a7 = 0;
+                    SPLIT(0) SPLIT(1) SPLIT(2) SPLIT(3) SPLIT(4) SPLIT(5) SPLIT(6) SPLIT(7)
+                    m.up_split = 1;
+                }
             }
-            if (m.up_set != 0 && m.up_go == 0) {
+            if (left != 0) {
                 unserved.count(0);
             }
             sm.mcast_grp = MCAST_GROUP;
@@ -455,7 +480,12 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         if (sm.egress_port == sm.ingress_port) {
             keep = false;                              /* nothing goes back out of its in-port */
         } else if (m.out_kind == OUT_UP) {
-            keep = m.up_go == 1 && m.out_index == m.up_choice;
+            if (m.up_split == 1) {
+                TAKEN(0) TAKEN(1) TAKEN(2) TAKEN(3) TAKEN(4) TAKEN(5) TAKEN(6) TAKEN(7)
+                keep = m.kset != 0;
+            } else {
+                keep = m.up_go == 1 && m.out_index == m.up_choice;
+            }
         } else if (m.out_kind == OUT_HOST) {
             keep = ((m.want_slots << m.out_index) & TOP_S) != 0;
         } else if (m.out_kind == OUT_CHILD) {

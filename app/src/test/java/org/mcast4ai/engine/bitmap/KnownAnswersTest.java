@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,6 +51,14 @@ class KnownAnswersTest {
         vectors.put("fattree4-failed-link", scenario("fat tree k=4 without the link agg3-1 to core1-1: the"
                         + " tables route pod 3 around it", k4, cut, source,
                 hosts(k4, "h3-1-1", "h3-2-2", "h4-1-1"), 0x0000));
+        // pod 2 only through agg1-1 (agg2-2 lost both its core links), pod 3 only through agg1-2 (agg3-1 lost
+        // both): no uplink of edge1-1 reaches both, so the copy up is split between its two uplinks
+        Set<String> cuts = Set.of("agg2-2|core2-1", "agg2-2|core2-2", "agg3-1|core1-1", "agg3-1|core1-2");
+        FabricSnapshot split = FabricGenerators.withoutLinks(k4, (a, b) -> cuts.contains(a + "|" + b)
+                || cuts.contains(b + "|" + a));
+        vectors.put("fattree4-split", scenario("fat tree k=4 where pod 2 is reachable only through agg1-1 and"
+                        + " pod 3 only through agg1-2: the source leaf splits the copy up between its uplinks", k4,
+                split, source, hosts(k4, "h2-1-1", "h2-2-2", "h3-1-2", "h3-2-1"), 0x0000));
         FabricSnapshot ls = FabricGenerators.leafSpine(2, 4, 3);
         int lsSource = 0;
         vectors.put("leafspine-random", scenario("leaf-spine of 2 spines and 4 leaves of 3 hosts, 5 receivers",

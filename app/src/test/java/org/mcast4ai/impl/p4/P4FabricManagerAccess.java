@@ -11,6 +11,7 @@ import org.onosproject.net.intent.WorkPartitionServiceAdapter;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /** A {@link P4FabricManager} on a test fabric's services, for tests outside its package. */
@@ -27,29 +28,44 @@ public final class P4FabricManagerAccess {
      */
     public P4FabricManagerAccess(TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
                                  FakePipeconfService pipeconfs) {
+        wire(manager, fabric, flows, groups, pipeconfs, () -> true);
+        manager.auditMs = 3_600_000;
+        manager.activate();
+    }
+
+    /**
+     * Gives a manager the test fabric's services, as SCR would; ONOS's core service gives every application
+     * name its own id (the group manager's harness gives its app 7).
+     *
+     * @param m         the manager
+     * @param fabric    the fabric
+     * @param flows     the flow rule service
+     * @param groups    the group service
+     * @param pipeconfs the pipeconf service
+     * @param mine      whether this instance owns work partition 0
+     */
+    static void wire(P4FabricManager m, TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
+                     FakePipeconfService pipeconfs, BooleanSupplier mine) {
         Map<String, ApplicationId> ids = new ConcurrentHashMap<>();
-        manager.coreService = new CoreServiceAdapter() {
+        m.coreService = new CoreServiceAdapter() {
             @Override
             public ApplicationId registerApplication(String name) {
-                // ONOS gives every name its own id; 7 is what the group manager's harness gives its app
                 return ids.computeIfAbsent(name, n -> new DefaultApplicationId(
                         n.equals(org.mcast4ai.impl.P2mpGroupManager.APP_NAME) ? 7 : 100 + ids.size(), n));
             }
         };
-        manager.deviceService = fabric.devices;
-        manager.linkService = fabric.links;
-        manager.hostService = fabric.hosts;
-        manager.flowRuleService = flows;
-        manager.groupService = groups;
-        manager.pipeconfService = pipeconfs;
-        manager.workPartitionService = new WorkPartitionServiceAdapter() {
+        m.deviceService = fabric.devices;
+        m.linkService = fabric.links;
+        m.hostService = fabric.hosts;
+        m.flowRuleService = flows;
+        m.groupService = groups;
+        m.pipeconfService = pipeconfs;
+        m.workPartitionService = new WorkPartitionServiceAdapter() {
             @Override
             public <K> boolean isMine(K id, Function<K, Long> hasher) {
-                return true;
+                return mine.getAsBoolean();
             }
         };
-        manager.auditMs = 3_600_000;
-        manager.activate();
     }
 
     /** @return what one run wrote */

@@ -12,17 +12,14 @@ import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
 import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.intent.WorkPartitionServiceAdapter;
 import org.onosproject.net.pi.model.PiPipeconfId;
 
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * writing to the instance that owns the static state.
  */
 class P4FabricManagerTest {
-    private static final ApplicationId APP = new DefaultApplicationId(7, "org.mcast4ai.app");
+    // the id the wired core service gives the first name it registers
+    private static final ApplicationId APP = new DefaultApplicationId(100, P4FabricManager.APP_NAME);
     private final TestFabric fabric = TestFabric.leafSpine();
     private final FakeFlowRuleService flows = new FakeFlowRuleService().autoAck(true);
     private final FakeGroupService groups = new FakeGroupService();
@@ -45,24 +43,7 @@ class P4FabricManagerTest {
     private final Set<DeviceId> p4 = new HashSet<>();
 
     P4FabricManagerTest() {
-        manager.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return APP;
-            }
-        };
-        manager.deviceService = fabric.devices;
-        manager.linkService = fabric.links;
-        manager.hostService = fabric.hosts;
-        manager.flowRuleService = flows;
-        manager.groupService = groups;
-        manager.pipeconfService = pipeconfs;
-        manager.workPartitionService = new WorkPartitionServiceAdapter() {
-            @Override
-            public <K> boolean isMine(K id, Function<K, Long> hasher) {
-                return mine;
-            }
-        };
+        P4FabricManagerAccess.wire(manager, fabric, flows, groups, pipeconfs, () -> mine);
         // spine 2 stays an OpenFlow switch, another pipeconf's switch is not ours either
         for (DeviceId d : Set.of(TestFabric.spine(1), TestFabric.leaf(1), TestFabric.leaf(2), TestFabric.leaf(3))) {
             pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, d);
@@ -170,17 +151,10 @@ class P4FabricManagerTest {
         // 9 spines: every leaf has 9 uplinks, the program holds 8
         TestFabric wide = new TestFabric(9, 2, 2);
         P4FabricManager m = new P4FabricManager();
-        m.coreService = manager.coreService;
-        m.deviceService = wide.devices;
-        m.linkService = wide.links;
-        m.hostService = wide.hosts;
-        m.flowRuleService = flows;
-        m.groupService = groups;
         FakePipeconfService bound = new FakePipeconfService();
         bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
         bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.spine(1));
-        m.pipeconfService = bound;
-        m.workPartitionService = manager.workPartitionService;
+        P4FabricManagerAccess.wire(m, wide, flows, groups, bound, () -> true);
         m.auditMs = 60_000;
         m.activate();
         try {

@@ -168,8 +168,8 @@ class KnownAnswersTest {
             }
             packets.add("    {\"switch\": \"edge1-1\", \"role\": \"LEAF\", \"in_port\": 1, \"why\": \""
                     + new String(c[1], StandardCharsets.US_ASCII) + "\",\n      \"frame\": \""
-                    + hex(frame(c[0], c[0] == truncated ? new byte[0] : inner)) + "\",\n      \"out\": [], \"dropped\": "
-                    + dropped + "}");
+                    + hex(frame(c[0], c[0] == truncated ? new byte[0] : inner))
+                    + "\",\n      \"out\": [], \"dropped\": " + dropped + "}");
         }
         return "{\n  \"description\": \"frames the source leaf of fat tree k=4 must drop\",\n  \"geometry\": "
                 + geometry(g) + ",\n  \"switches\": {\n" + switches(f, tables, new TreeSet<>(List.of(leaf)))

@@ -100,7 +100,6 @@ public class P4FabricManager implements P4FabricService {
     private P4StaticProgrammer programmer;
     private P4FabricPlanner planner;
     private BitIndexTable bits;
-    private String lastProblem;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     private long runs;
 
@@ -176,14 +175,13 @@ public class P4FabricManager implements P4FabricService {
             bits = bits == null ? BitIndexTable.forFabric(fabric) : bits.allocate(fabric);
             desired = planner.plan(fabric, SwitchTables.build(fabric, bits), targets);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            if (!Objects.equals(lastProblem, e.getMessage())) {
+            // once per distinct problem: the loop runs every few seconds
+            if (!Objects.equals(status.problem(), e.getMessage())) {
                 log.warn("P4 switches not programmed: {}", e.getMessage());
-                lastProblem = e.getMessage();
             }
             status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), 0, 0, 0, e.getMessage());
             return null;
         }
-        lastProblem = null;
         P4StaticProgrammer.Writes w = programmer.sync(desired);
         if (!w.none()) {
             log.info("P4 static state on {} switch(es): {}", desired.size(), w);

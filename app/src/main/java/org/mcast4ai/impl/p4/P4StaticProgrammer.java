@@ -15,6 +15,7 @@ import org.onosproject.net.group.GroupService;
 import org.onosproject.net.pi.model.PiTableId;
 import org.slf4j.Logger;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -88,7 +89,7 @@ public final class P4StaticProgrammer {
         int adds = 0;
         int removes = 0;
         int groups = 0;
-        Map<DeviceId, List<FlowRule>> stale = new HashMap<>();
+        List<FlowRule> stale = new ArrayList<>();
         for (Map.Entry<DeviceId, P4FabricPlanner.SwitchState> e : desired.entrySet()) {
             DeviceId d = e.getKey();
             Map<FlowId, FlowEntry> held = new HashMap<>();
@@ -108,7 +109,7 @@ public final class P4StaticProgrammer {
             }
             for (FlowEntry h : held.values()) {
                 if (!wanted.contains(h.id()) && h.state() != FlowEntry.FlowEntryState.PENDING_REMOVE) {
-                    stale.computeIfAbsent(d, k -> new java.util.ArrayList<>()).add(h);
+                    stale.add(h);
                 }
             }
             if (syncGroup(e.getValue().group())) {
@@ -117,11 +118,9 @@ public final class P4StaticProgrammer {
         }
         if (!stale.isEmpty()) {
             ops.newStage();
-            for (List<FlowRule> rs : stale.values()) {
-                for (FlowRule r : rs) {
-                    ops.remove(r);
-                    removes++;
-                }
+            for (FlowRule r : stale) {
+                ops.remove(r);
+                removes++;
             }
         }
         if (adds + removes > 0) {

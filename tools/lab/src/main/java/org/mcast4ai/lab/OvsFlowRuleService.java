@@ -64,6 +64,7 @@ public class OvsFlowRuleService implements FlowRuleService {
     private volatile Predicate<DeviceId> available = d -> true;
     private final AtomicLong reinstalled = new AtomicLong();
     private final AtomicLong extraneous = new AtomicLong();
+    private final WriteMarks<String> marks = new WriteMarks<>();
 
     /**
      * Creates the service.
@@ -120,11 +121,22 @@ public class OvsFlowRuleService implements FlowRuleService {
     /**
      * Compares every connected bridge's flow table with the stored entries, as ONOS's FlowRuleManager does on
      * each flow statistics poll: an ADDED entry the switch does not hold is installed again ({@code flowMissing}),
-     * a flow the store does not know is deleted ({@code extraneousFlow}). It runs on the batch executor, so it
-     * never sees a bundle committed and not yet recorded.
+     * a flow the store does not know is deleted ({@code extraneousFlow}). The switches are read on the calling
+     * thread, beside the programming (a statistics poll does not hold up flow batches); the comparison and the
+     * repair run on the batch executor and leave out the entries written since the read began.
      */
     public void audit() {
-        executor.execute(this::auditNow);
+        long mark = marks.now();
+        Map<DeviceId, CompletableFuture<Ofctl.Result>> dumps = new LinkedHashMap<>();
+        bridges.forEach((device, bridge) -> {
+            if (available.test(device)) {
+                dumps.put(device, CompletableFuture.supplyAsync(() -> ofctl.run(List.of("dump-flows", bridge), null),
+                        switchPool));
+            }
+        });
+        Map<DeviceId, Ofctl.Result> read = new LinkedHashMap<>();
+        dumps.forEach((device, pending) -> read.put(device, pending.join()));
+        executor.execute(() -> compare(read, mark));
     }
 
     /** @return flows the audit installed again because their switch had lost them */
@@ -139,18 +151,9 @@ public class OvsFlowRuleService implements FlowRuleService {
 
     private static final Pattern COOKIE = Pattern.compile("cookie=0x([0-9a-f]+)");
 
-    private void auditNow() {
-        // the switches are read at once (a statistics poll does not hold up programming for long), then compared
-        Map<DeviceId, CompletableFuture<Ofctl.Result>> dumps = new LinkedHashMap<>();
-        bridges.forEach((device, bridge) -> {
-            if (available.test(device)) {
-                dumps.put(device, CompletableFuture.supplyAsync(() -> ofctl.run(List.of("dump-flows", bridge), null),
-                        switchPool));
-            }
-        });
-        dumps.forEach((device, pending) -> {
+    private void compare(Map<DeviceId, Ofctl.Result> dumps, long mark) {
+        dumps.forEach((device, dump) -> {
             String bridge = bridges.get(device);
-            Ofctl.Result dump = pending.join();
             if (!dump.ok() || !available.test(device)) {
                 return;
             }
@@ -163,7 +166,8 @@ public class OvsFlowRuleService implements FlowRuleService {
             StringBuilder text = new StringBuilder();
             List<FlowEntry> missing = new ArrayList<>();
             for (FlowEntry e : table.values()) {
-                if (e.state() == FlowEntry.FlowEntryState.ADDED && !held.contains(e.id().value())) {
+                if (e.state() == FlowEntry.FlowEntryState.ADDED && !held.contains(e.id().value())
+                        && !marks.writtenSince(markKey(device, e.id().value()), mark)) {
                     try {
                         text.append(OfctlTranslator.addLine(ruleHook.apply(e))).append('\n');
                         missing.add(e);
@@ -174,7 +178,7 @@ public class OvsFlowRuleService implements FlowRuleService {
             }
             int unknown = 0;
             for (long cookie : held) {
-                if (!table.containsKey(FlowId.valueOf(cookie))) {
+                if (!table.containsKey(FlowId.valueOf(cookie)) && !marks.writtenSince(markKey(device, cookie), mark)) {
                     text.append("delete cookie=0x").append(Long.toHexString(cookie)).append("/-1\n");
                     unknown++;
                 }
@@ -192,6 +196,16 @@ public class OvsFlowRuleService implements FlowRuleService {
                 log.warn("audit {}: repair refused: {}", bridge, r.errors());
             }
         });
+        marks.forgetUpTo(mark);
+    }
+
+    // after the switch answered: an audit whose read began before then leaves these entries out
+    private void marked(DeviceId device, List<FlowRuleOperation> ops) {
+        ops.forEach(op -> marks.wrote(markKey(device, op.rule().id().value())));
+    }
+
+    private static String markKey(DeviceId device, long flowId) {
+        return device + "/" + flowId;
     }
 
     /**
@@ -375,6 +389,7 @@ public class OvsFlowRuleService implements FlowRuleService {
             }
             String bridge = bridges.get(device);
             Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+            sendable.forEach(p -> marked(device, p.ops));
             bundles.incrementAndGet();
             if (r.ok()) {
                 sendable.forEach(p -> record(device, p.ops));
@@ -386,6 +401,7 @@ public class OvsFlowRuleService implements FlowRuleService {
                     Ofctl.Result alone = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), precheck(device,
                             p.ops));
                     bundles.incrementAndGet();
+                    marked(device, p.ops);
                     if (alone.ok()) {
                         record(device, p.ops);
                     } else {

@@ -84,6 +84,7 @@ public class OvsGroupService implements GroupService {
     }
 
     private final Executor switchPool;
+    private final WriteMarks<String> marks = new WriteMarks<>();
 
     /**
      * Says which devices are connected: operations on any other fail and the audit skips them.
@@ -118,17 +119,12 @@ public class OvsGroupService implements GroupService {
      * Compares every connected bridge's group table with the stored groups, as ONOS's group subsystem does on
      * each group statistics poll: a pending group found on the switch becomes ADDED (GROUP_ADDED), an ADDED one
      * found there gives GROUP_UPDATED, one the switch lost is sent again and PENDING_ADD_RETRY until the next
-     * poll finds it, a group the store does not know is deleted. Runs on the shared executor, so groups
-     * are repaired before the flows that point to them.
+     * poll finds it, a group the store does not know is deleted. The switches are read on the calling thread,
+     * beside the programming; the comparison and repair run on the shared executor (groups are repaired before the
+     * flows that point to them) and leave out the groups written since the read began.
      */
     public void audit() {
-        executor.execute(this::auditNow);
-    }
-
-    private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");
-
-    private void auditNow() {
-        // the switches are read at once (a statistics poll does not hold up programming for long), then compared
+        long mark = marks.now();
         Map<DeviceId, java.util.concurrent.CompletableFuture<Ofctl.Result>> dumps = new java.util.LinkedHashMap<>();
         bridges.forEach((device, bridge) -> {
             if (available.test(device)) {
@@ -136,9 +132,16 @@ public class OvsGroupService implements GroupService {
                         () -> ofctl.run(List.of("dump-groups", bridge), null), switchPool));
             }
         });
-        dumps.forEach((device, pending) -> {
+        Map<DeviceId, Ofctl.Result> read = new java.util.LinkedHashMap<>();
+        dumps.forEach((device, pending) -> read.put(device, pending.join()));
+        executor.execute(() -> compare(read, mark));
+    }
+
+    private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");
+
+    private void compare(Map<DeviceId, Ofctl.Result> dumps, long mark) {
+        dumps.forEach((device, dump) -> {
             String bridge = bridges.get(device);
-            Ofctl.Result dump = pending.join();
             if (!dump.ok() || !available.test(device)) {
                 return;
             }
@@ -163,7 +166,9 @@ public class OvsGroupService implements GroupService {
                     confirmed.add(g);
                 } else if (there && st == Group.GroupState.ADDED) {
                     seen.add(g);
-                } else if (!there && (st == Group.GroupState.PENDING_ADD_RETRY || st == Group.GroupState.ADDED)) {
+                } else if (!there && (st == Group.GroupState.PENDING_ADD_RETRY || st == Group.GroupState.ADDED)
+                        && !marks.writtenSince(device + "/" + g.id().id(), mark)) {
+                    // (one written since the read began is left to the next poll: the read may predate it)
                     // (ONOS retries a PENDING_ADD one too; here a group the switch refused would fail the bundle)
                     try {
                         text.append("add ").append(OfctlTranslator.group(g.id().id(), g)).append('\n');
@@ -176,7 +181,7 @@ public class OvsGroupService implements GroupService {
             }
             int unknown = 0;
             for (int id : held) {
-                if (!known.contains(id)) {
+                if (!known.contains(id) && !marks.writtenSince(device + "/" + id, mark)) {
                     text.append("delete group_id=").append(Integer.toUnsignedString(id)).append('\n');
                     unknown++;
                 }
@@ -203,6 +208,7 @@ public class OvsGroupService implements GroupService {
                 listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, g));
             }
         });
+        marks.forgetUpTo(mark);
     }
 
     /**
@@ -260,6 +266,7 @@ public class OvsGroupService implements GroupService {
             return e.getMessage();
         }
         Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), line + "\n");
+        marks.wrote(device + "/" + id);
         return r.ok() ? null : bridge + " refused the group: " + r.errors();
     }
 

@@ -243,6 +243,65 @@ class OvsFlowRuleServiceTest {
         queue.shutdown(1000);
     }
 
+    @Test
+    void theAuditReadsBesideTheBatchesAndLeavesOutWhatTheyWroteMeanwhile() throws Exception {
+        java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> writes = java.util.Collections.synchronizedList(new ArrayList<>());
+        boolean[] slow = {true};
+        Ofctl ofctl = (args, stdin) -> {
+            if (args.get(0).equals("dump-flows")) {
+                if (slow[0] && args.get(1).equals("m4leaf1")) {
+                    reading.countDown();
+                    try {
+                        release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return new Ofctl.Result(0, "", ""); // the switch holds nothing
+            }
+            writes.add(stdin);
+            return new Ofctl.Result(0, "", "");
+        };
+        SwitchQueue queue = new SwitchQueue("test-ovs", 512);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+        OvsFlowRuleService service = new OvsFlowRuleService(fabric, ofctl, queue, pool);
+        Thread audit = new Thread(service::audit);
+        audit.start();
+        assertTrue(reading.await(10, java.util.concurrent.TimeUnit.SECONDS));
+
+        // a batch while the leaf is being read: acknowledged without waiting for the read
+        Outcome outcome = new Outcome();
+        FlowRule r = rule(LEAF, 1, PortNumber.portNumber(3));
+        service.apply(FlowRuleOperations.builder().add(r).build(outcome));
+        long deadline = System.currentTimeMillis() + 3_000;
+        while (outcome.ok == null && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(outcome.ok != null, "the batch waited for the audit's read");
+
+        // the read predates the rule: not taken for a rule the switch lost
+        release.countDown();
+        audit.join(10_000);
+        java.util.concurrent.CountDownLatch compared = new java.util.concurrent.CountDownLatch(1);
+        queue.execute(compared::countDown);
+        assertTrue(compared.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, service.reinstalledCount());
+        assertEquals(1, writes.size(), writes.toString());
+
+        // a read that begins after the write and still lacks it: the switch lost it, it goes again
+        slow[0] = false;
+        service.audit();
+        java.util.concurrent.CountDownLatch again = new java.util.concurrent.CountDownLatch(1);
+        queue.execute(again::countDown);
+        assertTrue(again.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(1, service.reinstalledCount());
+        assertEquals(2, writes.size());
+        queue.shutdown(1000);
+        pool.shutdownNow();
+    }
+
     private static Set<Object> collectIds(Iterable<FlowEntry> entries) {
         Set<Object> ids = new java.util.HashSet<>();
         entries.forEach(e -> ids.add(e.id()));

@@ -131,9 +131,13 @@ public final class Lab implements AutoCloseable {
         this.watcher = new OvsTopologyWatcher(topology, OvsTopologyWatcher.ovsVsctl(), settings.topologyPollMs);
         watcher.watchChanges(OvsTopologyWatcher.MONITOR);
         if (settings.auditMs > 0) {
-            auditTimer.scheduleWithFixedDelay(() -> {
-                groupService.audit();
-                flowRuleService.audit();
+            // at a fixed rate, as ONOS polls: both tables read at once, beside the programming; groups compared
+            // and repaired first, before the flows that point to them
+            auditTimer.scheduleAtFixedRate(() -> {
+                java.util.concurrent.CompletableFuture<Runnable> groups = groupService.startAudit();
+                java.util.concurrent.CompletableFuture<Runnable> flows = flowRuleService.startAudit();
+                ovsExecutor.execute(groups.join());
+                ovsExecutor.execute(flows.join());
             }, settings.auditMs, settings.auditMs, TimeUnit.MILLISECONDS);
         }
     }

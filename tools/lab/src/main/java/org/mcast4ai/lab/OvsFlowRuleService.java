@@ -126,6 +126,16 @@ public class OvsFlowRuleService implements FlowRuleService {
      * repair run on the batch executor and leave out the entries written since the read began.
      */
     public void audit() {
+        executor.execute(startAudit().join());
+    }
+
+    /**
+     * Starts reading every connected bridge's flow table, for an {@link #audit} that the caller runs in step with
+     * another (the lab reads flows and groups at once, then compares groups first).
+     *
+     * @return the comparison and repair, to run on the batch executor once the tables are read
+     */
+    public CompletableFuture<Runnable> startAudit() {
         long mark = marks.now();
         Map<DeviceId, CompletableFuture<Ofctl.Result>> dumps = new LinkedHashMap<>();
         bridges.forEach((device, bridge) -> {
@@ -134,9 +144,11 @@ public class OvsFlowRuleService implements FlowRuleService {
                         switchPool));
             }
         });
-        Map<DeviceId, Ofctl.Result> read = new LinkedHashMap<>();
-        dumps.forEach((device, pending) -> read.put(device, pending.join()));
-        executor.execute(() -> compare(read, mark));
+        return CompletableFuture.allOf(dumps.values().toArray(new CompletableFuture[0])).thenApply(v -> {
+            Map<DeviceId, Ofctl.Result> read = new LinkedHashMap<>();
+            dumps.forEach((device, pending) -> read.put(device, pending.join()));
+            return () -> compare(read, mark);
+        });
     }
 
     /** @return flows the audit installed again because their switch had lost them */

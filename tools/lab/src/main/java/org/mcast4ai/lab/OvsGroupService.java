@@ -124,6 +124,15 @@ public class OvsGroupService implements GroupService {
      * flows that point to them) and leave out the groups written since the read began.
      */
     public void audit() {
+        executor.execute(startAudit().join());
+    }
+
+    /**
+     * Starts reading every connected bridge's group table.
+     *
+     * @return the comparison and repair, to run on the shared executor once the tables are read
+     */
+    public java.util.concurrent.CompletableFuture<Runnable> startAudit() {
         long mark = marks.now();
         Map<DeviceId, java.util.concurrent.CompletableFuture<Ofctl.Result>> dumps = new java.util.LinkedHashMap<>();
         bridges.forEach((device, bridge) -> {
@@ -132,9 +141,12 @@ public class OvsGroupService implements GroupService {
                         () -> ofctl.run(List.of("dump-groups", bridge), null), switchPool));
             }
         });
-        Map<DeviceId, Ofctl.Result> read = new java.util.LinkedHashMap<>();
-        dumps.forEach((device, pending) -> read.put(device, pending.join()));
-        executor.execute(() -> compare(read, mark));
+        return java.util.concurrent.CompletableFuture.allOf(
+                dumps.values().toArray(new java.util.concurrent.CompletableFuture[0])).thenApply(v -> {
+                    Map<DeviceId, Ofctl.Result> read = new java.util.LinkedHashMap<>();
+                    dumps.forEach((device, pending) -> read.put(device, pending.join()));
+                    return () -> compare(read, mark);
+                });
     }
 
     private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");

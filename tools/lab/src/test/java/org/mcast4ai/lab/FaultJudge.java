@@ -16,6 +16,13 @@ import java.util.TreeSet;
 final class FaultJudge {
     static final double RATE = 150;
     /** Delivery must be whole again this long before the stream ends. */
+    static final long END_MS = 500;
+    /**
+     * A group that says INSTALLED must deliver every packet sent this long after it first said so (what was on
+     * the wire before the switches' acknowledgement may be lost) and after the restore settled.
+     */
+    static final long GRACE_MS = 200;
+    /** Packets sent this long after the restore must reach a group's reachable receivers if it says INSTALLED. */
     static final long SETTLE_MS = 1500;
 
     private FaultJudge() {
@@ -23,7 +30,7 @@ final class FaultJudge {
 
     static Map<String, Object> judge(FaultScenario s, Map<String, FaultGroup> groupsUnderTest, LabFabric fabric,
                                      JsonNode stream, long faultAt, long restoreAt, Map<String, JsonNode> during,
-                                     Map<String, JsonNode> after) {
+                                     Map<String, JsonNode> after, Map<String, Long> installedSince) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("scenario", s.name);
         long dups = 0;
@@ -63,10 +70,18 @@ final class FaultJudge {
                 long lost = 0;
                 double lastLossAfterFault = -1;
                 double lastLossAfterRestore = -1;
+                // losses the group's INSTALLED does not excuse: sent after it said so for good, and settled
+                Long installed = installedSince.get(g.name);
+                double heldFrom = installed == null ? Double.MAX_VALUE
+                        : Math.max(installed + GRACE_MS, restoreAt + SETTLE_MS);
+                long lostWhileInstalled = 0;
                 for (JsonNode range : e.path("missing")) {
                     for (long q = range.get(0).asLong(); q <= range.get(1).asLong(); q++) {
                         lost++;
                         double t = sent.get((int) q).asDouble() * 1000;
+                        if (t >= heldFrom) {
+                            lostWhileInstalled++;
+                        }
                         if (t >= faultAt && t < restoreAt) {
                             lastLossAfterFault = Math.max(lastLossAfterFault, t);
                         } else if (t >= restoreAt) {
@@ -85,12 +100,15 @@ final class FaultJudge {
                 if (reachable) {
                     groupReroute = Math.max(groupReroute, toWhole);
                 }
-                if (lastLossAfterRestore >= end - SETTLE_MS) {
-                    problems.add(h + " still losing " + SETTLE_MS + " ms before the end");
-                    if ("INSTALLED".equals(after.get(g.name).path("state").asText())) {
-                        silent++;
-                        problems.add("SILENT: INSTALLED while " + h + " gets nothing");
-                    }
+                if (lastLossAfterRestore >= end - END_MS) {
+                    problems.add(h + " still losing " + END_MS + " ms before the end");
+                }
+                // every scenario's restore makes every member reachable again
+                if (lostWhileInstalled > 0) {
+                    silent++;
+                    problems.add("SILENT: INSTALLED from +" + (installed - restoreAt) + " ms after the "
+                            + "restore while " + h + " lost " + lostWhileInstalled + " packet(s) sent after +"
+                            + Math.round(heldFrom - restoreAt) + " ms");
                 }
                 if (reachable && toWhole > s.targetMs) {
                     problems.add(h + " whole only " + toWhole + " ms after the fault");

@@ -4,6 +4,7 @@ import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.impl.store.DistributedP2mpGroupStore;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakeFlowRuleService;
+import org.mcast4ai.testing.FakeCoreService;
 import com.google.common.util.concurrent.MoreExecutors;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupKey;
@@ -15,9 +16,6 @@ import org.mcast4ai.engine.FabricTreeComputer;
 import org.onlab.junit.TestUtils;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.common.event.impl.TestEventDispatcher;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
-import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.intent.WorkPartitionServiceAdapter;
 import org.onosproject.store.service.TestStorageService;
@@ -54,6 +52,8 @@ final class ManagerHarness {
     FakeGroupService groups;
     // a flow rule service other than the recording one, and the installer lanes (0: run work inline)
     private final FlowRuleService flowService;
+    // one core service across restarts, as ONOS keeps one: the manager gets the same id back
+    private final FakeCoreService core = new FakeCoreService();
     private final int lanes;
 
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
@@ -123,12 +123,7 @@ final class ManagerHarness {
     private P2mpGroupManager newManager(ScheduledExecutorService timer, LongPredicate partitions,
                                         DistributedP2mpGroupStore store) {
         P2mpGroupManager manager = new P2mpGroupManager();
-        manager.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return new DefaultApplicationId(7, name);
-            }
-        };
+        manager.coreService = core;
         manager.store = store;
         manager.deviceService = fabric.devices;
         manager.linkService = fabric.links;

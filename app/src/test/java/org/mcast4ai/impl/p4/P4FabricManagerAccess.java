@@ -4,13 +4,9 @@ import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
-import org.onosproject.core.DefaultApplicationId;
+import org.mcast4ai.testing.FakeCoreService;
 import org.onosproject.net.intent.WorkPartitionServiceAdapter;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -46,14 +42,7 @@ public final class P4FabricManagerAccess {
      */
     static void wire(P4FabricManager m, TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
                      FakePipeconfService pipeconfs, BooleanSupplier mine) {
-        Map<String, ApplicationId> ids = new ConcurrentHashMap<>();
-        m.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return ids.computeIfAbsent(name, n -> new DefaultApplicationId(
-                        n.equals(org.mcast4ai.impl.P2mpGroupManager.APP_NAME) ? 7 : 100 + ids.size(), n));
-            }
-        };
+        m.coreService = new FakeCoreService();
         m.deviceService = fabric.devices;
         m.linkService = fabric.links;
         m.hostService = fabric.hosts;

@@ -109,7 +109,7 @@ class Responder:
         self.dup_run = 0
         self.alive = True
         self.stats = dict(delivered=0, duplicates=0, out_of_order=0, icrc_bad=0, strays=0, acks=0, naks=0,
-                          cnps=0, killed=False)
+                          nak_psns=[], cnps=0, killed=False)
 
     def send(self, opcode, psn, body):
         self.sock.send(frame(self.mac, self.vp_mac, self.ip, self.vp_ip, opcode, self.peer_qpn, psn, body))
@@ -159,6 +159,7 @@ class Responder:
             if not self.nak_open:
                 self.send(OP_ACK, self.expected, aeth(SYN_NAK_SEQ, self.msn))
                 self.stats["naks"] += 1
+                self.stats["nak_psns"].append(self.expected)
                 self.nak_open = True
         else:
             self.stats["duplicates"] += 1

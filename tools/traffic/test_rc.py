@@ -66,8 +66,8 @@ class EndpointTest(unittest.TestCase):
         r.cnp_burst, r.active, r.msn, r.pending, r.last_ack, r.nak_open, r.dup_run, r.alive = 0, True, 0, 0, 0, \
             False, 0, True
         r.started_at = 0
-        r.stats = dict(delivered=0, duplicates=0, out_of_order=0, icrc_bad=0, strays=0, acks=0, naks=0, cnps=0,
-                       killed=False)
+        r.stats = dict(delivered=0, duplicates=0, out_of_order=0, icrc_bad=0, strays=0, acks=0, naks=0, nak_psns=[],
+                       cnps=0, killed=False)
         sent = []
         r.send = lambda op, psn, body: sent.append((op, psn, body[0] if body else None))
         return r, sent

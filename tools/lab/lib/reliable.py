@@ -60,6 +60,10 @@ class Lab:
                 "--attach", "%s:egress,%s:egress@%s" % (host_veth(self.source), self.source["iface"],
                                                         self.source["ns"]),
                 "--object", os.path.join(REPO, "ebpf", "target", "ack_agg.o"), "--stall-ms", str(self.a.stall_ms),
+                # a burst of CNPs leaves a receiver within microseconds but crosses the lab's userspace datapath
+                # spread over milliseconds: the rate limit is shown at 20 ms (the production default is 50 us,
+                # checked by the known-answer vectors)
+                "--cnp-interval-us", "20000",
                 "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password]
 
     def start_agents(self):
@@ -249,10 +253,18 @@ class Lab:
             self.check(run, st["delivered"] == self.a.count, "%s delivered %d" % (name, st["delivered"]))
         self.check(run, res["receivers"][victim["ip"]]["naks"] == 1, "the receiver that lost a packet sent %d NAKs"
                    % res["receivers"][victim["ip"]]["naks"])
-        self.check(run, snd["naks"] == 1 and c.get("naksOut") == 1,
-                   "NAKs at the sender %d, passed on %s (want 1)" % (snd["naks"], c.get("naksOut")))
-        self.check(run, 0 < snd["retransmitted"] <= self.a.window,
-                   "retransmitted %d packets (one go-back-N round is at most the window, %d)"
+        # the injected loss is the only one unless the lab's datapath drops a packet too (a loaded netdev
+        # datapath can): each distinct gap may cost one NAK at the sender and one go-back-N round, never more;
+        # NAKs for the same gap from several receivers are one
+        gaps = set()
+        for st in res["receivers"].values():
+            gaps.update(st.get("nak_psns", []))
+        rounds = max(1, len(gaps))
+        self.check(run, 1 <= snd["naks"] <= rounds and c.get("naksOut") == snd["naks"],
+                   "NAKs at the sender %d, passed on %s (want 1 per gap, %d gap(s): %s)"
+                   % (snd["naks"], c.get("naksOut"), len(gaps), sorted(gaps)))
+        self.check(run, 0 < snd["retransmitted"] <= self.a.window * snd["naks"],
+                   "retransmitted %d packets (one go-back-N round per NAK is at most the window, %d)"
                    % (snd["retransmitted"], self.a.window))
         self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
         self.account(run, 8, res, c)

@@ -2,6 +2,7 @@ package org.mcast4ai.impl.bitmap;
 
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
+import org.mcast4ai.engine.FabricSnapshot;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowEntry;
@@ -127,7 +128,7 @@ public final class OpenFlowBitmapProgrammer {
         }
         Map<DeviceId, BitmapPlanner.DeviceEntries> target = planner.staticEntries(layout);
         CompletableFuture<Void> next = lastStatic.handle((v, e) -> null)
-                .thenCompose(x -> sync(target, false));
+                .thenCompose(x -> sync(target, false, layout.fabric()));
         lastStatic = next;
         return next;
     }
@@ -139,7 +140,7 @@ public final class OpenFlowBitmapProgrammer {
      * @return completes when the switches acknowledged the removal of the rules
      */
     public synchronized CompletableFuture<Void> removeStatic() {
-        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of(), true));
+        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of(), true, null));
         lastStatic = next;
         return next;
     }
@@ -149,7 +150,9 @@ public final class OpenFlowBitmapProgrammer {
     // and what is sent is checked against ONOS's stores, not only against the record.
     // dropGroups: the egress groups go too (the fabric stopped fitting); otherwise a switch keeps them while
     // connected, even when a target leaves it out (one planned while it was away, or with none of its hosts)
-    private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target, boolean dropGroups) {
+    // fabric: what the target follows, for the order of the up rules (null: no order)
+    private CompletableFuture<Void> sync(Map<DeviceId, BitmapPlanner.DeviceEntries> target, boolean dropGroups,
+                                         FabricSnapshot fabric) {
         Map<DeviceId, BitmapPlanner.DeviceEntries> before;
         Set<DeviceId> unsure;
         synchronized (this) {
@@ -161,6 +164,7 @@ public final class OpenFlowBitmapProgrammer {
         devices.addAll(target.keySet());
         List<CompletableFuture<Void>> all = new ArrayList<>();
         List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        UpOrder order = new UpOrder(planner.chainBase());
         for (DeviceId d : devices) {
             if (!connected.test(d)) {
                 // what it holds when it is back is unknown (a switch that restarted comes back empty)
@@ -171,7 +175,7 @@ public final class OpenFlowBitmapProgrammer {
             }
             BitmapPlanner.DeviceEntries was = before.get(d);
             BitmapPlanner.DeviceEntries now = target.get(d);
-            all.add(syncDevice(d, was, now, unsure.contains(d), dropGroups).handle((v, e) -> {
+            all.add(syncDevice(d, was, now, unsure.contains(d), dropGroups, order).handle((v, e) -> {
                 synchronized (this) {
                     Map<DeviceId, BitmapPlanner.DeviceEntries> next = new LinkedHashMap<>(installed);
                     if (e == null) {
@@ -198,6 +202,7 @@ public final class OpenFlowBitmapProgrammer {
                 return null;
             }));
         }
+        order.allSent(fabric);
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).whenComplete((v, e) -> {
             synchronized (this) {
@@ -216,7 +221,7 @@ public final class OpenFlowBitmapProgrammer {
 
     private CompletableFuture<Void> syncDevice(DeviceId device, BitmapPlanner.DeviceEntries was,
                                                BitmapPlanner.DeviceEntries now, boolean unsure,
-                                               boolean dropGroups) {
+                                               boolean dropGroups, UpOrder order) {
         Map<String, GroupDescription> oldGroups = new LinkedHashMap<>();
         if (was != null) {
             was.groups().forEach(g -> oldGroups.put(groupKey(g), g));
@@ -266,7 +271,17 @@ public final class OpenFlowBitmapProgrammer {
         // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
         // they go at once; a switch without the groups refuses them and the sync is tried again
         CompletableFuture<Void> gate = was == null ? CompletableFuture.completedFuture(null) : groups;
-        CompletableFuture<Void> flows = gate.thenCompose(x -> applyFlows(add, stale));
+        // a switch with nothing recorded, or back from a disconnection, gets everything in one round
+        List<FlowRule> up = was == null || unsure ? List.of() : order.takeUp(add);
+        CompletableFuture<Void> flows;
+        if (up.isEmpty()) {
+            flows = gate.thenCompose(x -> applyFlows(add, stale));
+            order.sent(device, !add.isEmpty(), flows, up);
+        } else {
+            CompletableFuture<Void> first = gate.thenCompose(x -> applyFlows(add, List.of()));
+            order.sent(device, !add.isEmpty(), first, up);
+            flows = first.thenCompose(x -> order.gate()).thenCompose(x -> applyFlows(up, stale));
+        }
         return flows.thenCombine(groups, (a, b) -> (Void) null)
                 .thenRun(() -> {
                     for (GroupDescription g : staleGroups) {

@@ -14,6 +14,7 @@ import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.group.GroupEvent;
 
 import java.util.ArrayList;
@@ -100,11 +101,11 @@ class OpenFlowBitmapProgrammerTest {
         flows.ack();
         assertFalse(done.isDone(), "not in place while the egress groups are not ADDED");
         groups.answer(GroupEvent.Type.GROUP_ADDED);
-        done.get();
+        done.get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(programmer.planner().staticEntries(layout).keySet(), programmer.installedStatic().keySet());
 
         // the same fabric again: nothing to send
-        programmer.applyStatic(layout).get();
+        programmer.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(6, flows.batches.size());
     }
 
@@ -114,7 +115,7 @@ class OpenFlowBitmapProgrammerTest {
         CompletableFuture<Void> first = p.applyStatic(layout);
         groups.answer(GroupEvent.Type.GROUP_ADDED);
         flows.ack();
-        first.get();
+        first.get(5, java.util.concurrent.TimeUnit.SECONDS);
         return layout;
     }
 
@@ -139,8 +140,12 @@ class OpenFlowBitmapProgrammerTest {
         assertTrue(flows.batches.subList(sent, flows.batches.size()).stream()
                 .flatMap(o -> o.stages().stream()).flatMap(Set::stream)
                 .anyMatch(op -> withNewGroups.contains(op.rule().deviceId())), "then the leaves' rules");
+        int firstRound = flows.batches.size();
         flows.ack();
-        done.get();
+        // the new bits' up rules point at spines that add rules of their own: they follow the acknowledgement
+        assertTrue(flows.batches.size() > firstRound, "the up rules for the new bits go after the first round");
+        flows.ack();
+        done.get(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test
@@ -159,8 +164,8 @@ class OpenFlowBitmapProgrammerTest {
         assertEquals(leaf1Rules, flows.of(resent, FlowRuleOperation.Type.ADD).size());
         assertFalse(again.isDone(), "in place only when the returned switch acknowledged");
         flows.ack();
-        again.get();
-        programmer.applyStatic(layout).get();
+        again.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        programmer.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(sent + 1, flows.batches.size(), "acknowledged: nothing more to send");
     }
 
@@ -172,7 +177,7 @@ class OpenFlowBitmapProgrammerTest {
         BitmapLayout layout = installed(p);
         DeviceId leaf2 = DeviceId.deviceId(BitmapFabrics.leaf(2));
         down.add(leaf2);
-        p.applyStatic(layout).get();
+        p.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
         down.clear();
         int sent = flows.batches.size();
         CompletableFuture<Void> back = p.applyStatic(layout);
@@ -180,7 +185,7 @@ class OpenFlowBitmapProgrammerTest {
                 flows.of(flows.batches.subList(sent, flows.batches.size()), FlowRuleOperation.Type.ADD).size(),
                 "a sync that left the switch out does not vouch for what it holds");
         flows.ack();
-        back.get();
+        back.get(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test
@@ -211,14 +216,78 @@ class OpenFlowBitmapProgrammerTest {
         assertTrue(added.stream().allMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.leaf(4)))),
                 "only leaf 4's port-1 table changes (it becomes the last): " + added);
         flows.ack();
-        second.get();
+        second.get(5, java.util.concurrent.TimeUnit.SECONDS);
         // the port may get a host back; ONOS ignores an add for a key still PENDING_DELETE
         assertTrue(groups.removed.isEmpty(), "an egress group stays while its switch has static entries");
         int groupsAdded = groups.added.size();
         CompletableFuture<Void> back = programmer.applyStatic(BitmapLayout.of(full));
         flows.ack();
+        // the others' up rules for its bit follow the spines' rules that carry it down
+        assertFalse(back.isDone());
+        flows.ack();
         back.get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(groupsAdded, groups.added.size(), "the host back: its port's group is there already");
+    }
+
+    /** The lab's 2-spine, 4-leaf fabric without the link between leaf 1 and spine 2. */
+    private static FabricSnapshot withoutLeaf1Spine2() {
+        FabricSnapshot full = BitmapFabrics.leafSpine(2, 4, 2);
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        for (int s = 0; s < full.switchCount(); s++) {
+            b.addSwitch(full.switchName(s), full.role(s));
+        }
+        for (int s = 0; s < full.switchCount(); s++) {
+            for (int e = full.linkStart(s); e < full.linkStart(s + 1); e++) {
+                String from = full.switchName(s);
+                String to = full.switchName(full.linkTo(e));
+                boolean cut = from.equals(BitmapFabrics.leaf(1)) && to.equals(BitmapFabrics.spine(2))
+                        || from.equals(BitmapFabrics.spine(2)) && to.equals(BitmapFabrics.leaf(1));
+                if (!cut) {
+                    b.addLink(from, full.linkFromPort(e), to, full.linkToPort(e));
+                }
+            }
+        }
+        for (int h = 0; h < full.hostCount(); h++) {
+            b.addHost(full.hostName(h), full.switchName(full.hostSwitch(h)), full.hostPort(h));
+        }
+        return b.build();
+    }
+
+    private List<FlowRule> upRules(List<FlowRuleOperations> batches) {
+        return flows.of(batches, FlowRuleOperation.Type.ADD).stream()
+                .filter(r -> r.tableId() == BitmapPlanner.DEFAULT_CHAIN_BASE && r.treatment().allInstructions()
+                        .stream().anyMatch(i -> i.type() == Instruction.Type.OUTPUT))
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void aLinkBackGetsItsForwardingBeforeTheSlotsMoveOntoItAndALinkGoneMovesThemAtOnce() throws Exception {
+        installed(programmer);
+        // the link fails: the slots that used it move to spine 1, which forwards everything already
+        int sent = flows.batches.size();
+        CompletableFuture<Void> cut = programmer.applyStatic(BitmapLayout.of(withoutLeaf1Spine2()));
+        assertFalse(upRules(flows.batches.subList(sent, flows.batches.size())).isEmpty(),
+                "slots move off the failed link in the first round");
+        flows.ack();
+        cut.get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+        // the link is back: spine 2's rules towards leaf 1 and leaf 1's rules for arrivals from spine 2 are
+        // acknowledged before any leaf sends a slot up to spine 2 again
+        sent = flows.batches.size();
+        CompletableFuture<Void> back = programmer.applyStatic(BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2)));
+        List<FlowRuleOperations> firstRound = new ArrayList<>(flows.batches.subList(sent, flows.batches.size()));
+        assertTrue(upRules(firstRound).isEmpty(),
+                "no slot moves before spine 2 forwards: " + upRules(firstRound).size());
+        assertTrue(flows.of(firstRound, FlowRuleOperation.Type.ADD).stream()
+                .anyMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.spine(2)))), "spine 2 first");
+        flows.ack();
+        List<FlowRuleOperations> secondRound = new ArrayList<>(flows.batches.subList(sent + firstRound.size(),
+                flows.batches.size()));
+        assertFalse(upRules(secondRound).isEmpty(), "the slots move back once spine 2 has acknowledged");
+        flows.ack();
+        back.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(programmer.planner().staticEntries(BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2))).keySet(),
+                programmer.installedStatic().keySet());
     }
 
     @Test

@@ -231,26 +231,10 @@ class OpenFlowBitmapProgrammerTest {
 
     /** The lab's 2-spine, 4-leaf fabric without the link between leaf 1 and spine 2. */
     private static FabricSnapshot withoutLeaf1Spine2() {
-        FabricSnapshot full = BitmapFabrics.leafSpine(2, 4, 2);
-        FabricSnapshot.Builder b = FabricSnapshot.builder();
-        for (int s = 0; s < full.switchCount(); s++) {
-            b.addSwitch(full.switchName(s), full.role(s));
-        }
-        for (int s = 0; s < full.switchCount(); s++) {
-            for (int e = full.linkStart(s); e < full.linkStart(s + 1); e++) {
-                String from = full.switchName(s);
-                String to = full.switchName(full.linkTo(e));
-                boolean cut = from.equals(BitmapFabrics.leaf(1)) && to.equals(BitmapFabrics.spine(2))
-                        || from.equals(BitmapFabrics.spine(2)) && to.equals(BitmapFabrics.leaf(1));
-                if (!cut) {
-                    b.addLink(from, full.linkFromPort(e), to, full.linkToPort(e));
-                }
-            }
-        }
-        for (int h = 0; h < full.hostCount(); h++) {
-            b.addHost(full.hostName(h), full.switchName(full.hostSwitch(h)), full.hostPort(h));
-        }
-        return b.build();
+        String leaf = BitmapFabrics.leaf(1);
+        String spine = BitmapFabrics.spine(2);
+        return org.mcast4ai.engine.FabricGenerators.withoutLinks(BitmapFabrics.leafSpine(2, 4, 2),
+                (from, to) -> from.equals(leaf) && to.equals(spine) || from.equals(spine) && to.equals(leaf));
     }
 
     private List<FlowRule> upRules(List<FlowRuleOperations> batches) {

@@ -121,14 +121,8 @@ public class OvsGroupService implements GroupService {
      * found there gives GROUP_UPDATED, one the switch lost is sent again and PENDING_ADD_RETRY until the next
      * poll finds it, a group the store does not know is deleted. The switches are read on the calling thread,
      * beside the programming; the comparison and repair run on the shared executor (groups are repaired before the
-     * flows that point to them) and leave out the groups written since the read began.
-     */
-    public void audit() {
-        executor.execute(startAudit().join());
-    }
-
-    /**
-     * Starts reading every connected bridge's group table.
+     * flows that point to them) and leave out the groups written since the read began. Starts reading every
+     * connected bridge's group table.
      *
      * @return the comparison and repair, to run on the shared executor once the tables are read
      */

@@ -21,6 +21,7 @@ import org.onosproject.net.flow.TrafficTreatment;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -174,17 +175,64 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     @Override
     public List<FlowRule> rules(P2mpGroup group, DeviceEntry entry) {
         TreeBranch b = (TreeBranch) entry;
+        List<FlowRule> rules = Built.of(b, appId, group, tableId);
+        if (rules != null) {
+            return rules;
+        }
+        int table = tableId;
         FlowRule data = rule(group, b.device(), b.branch());
-        return group.peer().isEmpty() ? List.of(data)
+        rules = group.peer().isEmpty() ? List.of(data)
                 : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), true));
+        if (table == tableId) {
+            b.built(new Built(appId, group, table, rules));
+        }
+        return rules;
     }
 
+    /**
+     * The rules built when the entry was installed serve as its handles (ONOS removes by match, so their actions
+     * do no harm); an entry read back from the store after a restart has none and gets handles without actions.
+     */
     @Override
     protected List<FlowRule> handles(P2mpGroup group, DeviceEntry entry) {
         TreeBranch b = (TreeBranch) entry;
+        List<FlowRule> rules = Built.of(b, appId, group, tableId);
+        if (rules != null) {
+            return rules;
+        }
         FlowRule data = removal(group, b.device(), b.branch().inPort());
         return group.peer().isEmpty() ? List.of(data)
                 : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), false));
+    }
+
+    /** An entry's rules with what they depend on besides the entry: the group's match fields and the table. */
+    private static final class Built {
+        private final ApplicationId app;
+        private final IpAddress address;
+        private final int priority;
+        private final IpAddress peer;
+        private final int table;
+        private final List<FlowRule> rules;
+
+        Built(ApplicationId app, P2mpGroup group, int table, List<FlowRule> rules) {
+            this.app = app;
+            this.address = group.address();
+            this.priority = group.request().priority();
+            this.peer = group.peer().map(p -> p.address()).orElse(null);
+            this.table = table;
+            this.rules = rules;
+        }
+
+        static List<FlowRule> of(TreeBranch b, ApplicationId app, P2mpGroup group, int table) {
+            Object o = b.built();
+            if (!(o instanceof Built)) {
+                return null;
+            }
+            Built m = (Built) o;
+            IpAddress peer = group.peer().map(p -> p.address()).orElse(null);
+            return m.table == table && m.app.equals(app) && m.priority == group.request().priority()
+                    && m.address.equals(group.address()) && Objects.equals(m.peer, peer) ? m.rules : null;
+        }
     }
 
     /**

@@ -14,6 +14,9 @@ public final class TreeBranch implements DeviceEntry {
     private final GroupPlan.Branch branch;
     // records hold thousands of entries and are diffed on every reconcile: the hash is computed once
     private final int hash;
+    // the flow rules last built for this entry and what they were built from: a group's entries are built
+    // when it is installed and again when it is withdrawn or rerouted; not part of the value, not stored
+    private volatile Object built;
 
     /**
      * @param device the switch
@@ -38,6 +41,16 @@ public final class TreeBranch implements DeviceEntry {
     /** @return the branch */
     public GroupPlan.Branch branch() {
         return branch;
+    }
+
+    /** @return what {@link OpenFlowTreeProgrammer} last built for this entry, or null */
+    Object built() {
+        return built;
+    }
+
+    /** @param built what {@link OpenFlowTreeProgrammer} built for this entry */
+    void built(Object built) {
+        this.built = built;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.mcast4ai.lab;
 
+import org.onosproject.net.DeviceId;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,8 +9,12 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -82,6 +88,30 @@ public interface Ofctl {
      * @return the result
      */
     Result run(List<String> args, String stdin);
+
+    /**
+     * Runs one read-only command ({@code dump-flows}, {@code dump-groups}) on several bridges side by side.
+     *
+     * @param command   the command, followed by the bridge's name
+     * @param bridges   device to bridge name
+     * @param connected true for a device to read
+     * @param pool      where the commands run
+     * @return each connected device's result, once all have answered
+     */
+    default CompletableFuture<Map<DeviceId, Result>> readAll(String command, Map<DeviceId, String> bridges,
+                                                           Predicate<DeviceId> connected, Executor pool) {
+        Map<DeviceId, CompletableFuture<Result>> reads = new LinkedHashMap<>();
+        bridges.forEach((device, bridge) -> {
+            if (connected.test(device)) {
+                reads.put(device, CompletableFuture.supplyAsync(() -> run(List.of(command, bridge), null), pool));
+            }
+        });
+        return CompletableFuture.allOf(reads.values().toArray(new CompletableFuture[0])).thenApply(v -> {
+            Map<DeviceId, Result> out = new LinkedHashMap<>();
+            reads.forEach((device, pending) -> out.put(device, pending.join()));
+            return out;
+        });
+    }
 
     /**
      * Returns the runner that starts the real {@code ovs-ofctl}.

@@ -137,18 +137,7 @@ public class OvsFlowRuleService implements FlowRuleService {
      */
     public CompletableFuture<Runnable> startAudit() {
         long mark = marks.now();
-        Map<DeviceId, CompletableFuture<Ofctl.Result>> dumps = new LinkedHashMap<>();
-        bridges.forEach((device, bridge) -> {
-            if (available.test(device)) {
-                dumps.put(device, CompletableFuture.supplyAsync(() -> ofctl.run(List.of("dump-flows", bridge), null),
-                        switchPool));
-            }
-        });
-        return CompletableFuture.allOf(dumps.values().toArray(new CompletableFuture[0])).thenApply(v -> {
-            Map<DeviceId, Ofctl.Result> read = new LinkedHashMap<>();
-            dumps.forEach((device, pending) -> read.put(device, pending.join()));
-            return () -> compare(read, mark);
-        });
+        return ofctl.readAll("dump-flows", bridges, available, switchPool).thenApply(read -> () -> compare(read, mark));
     }
 
     /** @return flows the audit installed again because their switch had lost them */

@@ -128,19 +128,8 @@ public class OvsGroupService implements GroupService {
      */
     public java.util.concurrent.CompletableFuture<Runnable> startAudit() {
         long mark = marks.now();
-        Map<DeviceId, java.util.concurrent.CompletableFuture<Ofctl.Result>> dumps = new java.util.LinkedHashMap<>();
-        bridges.forEach((device, bridge) -> {
-            if (available.test(device)) {
-                dumps.put(device, java.util.concurrent.CompletableFuture.supplyAsync(
-                        () -> ofctl.run(List.of("dump-groups", bridge), null), switchPool));
-            }
-        });
-        return java.util.concurrent.CompletableFuture.allOf(
-                dumps.values().toArray(new java.util.concurrent.CompletableFuture[0])).thenApply(v -> {
-                    Map<DeviceId, Ofctl.Result> read = new java.util.LinkedHashMap<>();
-                    dumps.forEach((device, pending) -> read.put(device, pending.join()));
-                    return () -> compare(read, mark);
-                });
+        return ofctl.readAll("dump-groups", bridges, available, switchPool)
+                .thenApply(read -> () -> compare(read, mark));
     }
 
     private static final Pattern GROUP_ID = Pattern.compile("group_id=(\\d+)");

@@ -24,6 +24,7 @@ import org.onosproject.net.link.LinkEvent;
 import org.onosproject.net.link.LinkListener;
 import org.onosproject.net.link.LinkService;
 import org.onosproject.net.pi.service.PiPipeconfService;
+import org.onosproject.store.service.StorageService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -81,6 +82,8 @@ public class P4FabricManager implements P4FabricService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected GroupService groupService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected StorageService storageService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PiPipeconfService pipeconfService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WorkPartitionService workPartitionService;
@@ -99,7 +102,10 @@ public class P4FabricManager implements P4FabricService {
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
     private P4FabricPlanner planner;
+    private P4BitIndexStore bitStore;
+    // the table in use and what the store held when it was read; dropped while another instance writes
     private BitIndexTable bits;
+    private BitIndexTable storedBits;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     private long runs;
 
@@ -108,6 +114,7 @@ public class P4FabricManager implements P4FabricService {
     protected void activate() {
         ApplicationId appId = coreService.registerApplication(APP_NAME);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
+        bitStore = new P4BitIndexStore(storageService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
         loop = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "p4-fabric", log));
@@ -164,6 +171,9 @@ public class P4FabricManager implements P4FabricService {
         }
         List<String> names = new ArrayList<>();
         targets.forEach(d -> names.add(d.toString()));
+        if (!writer) {
+            bits = null;
+        }
         if (!writer || targets.isEmpty()) {
             status = new P4FabricStatus(writer, names, runs, System.currentTimeMillis(), 0, 0, 0, null);
             return null;
@@ -171,8 +181,7 @@ public class P4FabricManager implements P4FabricService {
         Map<DeviceId, P4FabricPlanner.SwitchState> desired;
         try {
             FabricSnapshot fabric = snapshots.snapshot();
-            // leaf numbers never move while the app runs: a failed leaf keeps its number for its return
-            bits = bits == null ? BitIndexTable.forFabric(fabric) : bits.allocate(fabric);
+            bits = bitIndices(fabric);
             desired = planner.plan(fabric, SwitchTables.build(fabric, bits), targets);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // once per distinct problem: the loop runs every few seconds
@@ -189,6 +198,23 @@ public class P4FabricManager implements P4FabricService {
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
                 null);
         return w;
+    }
+
+    // leaf numbers never move, across restarts and takeovers too: a failed leaf keeps its number for its return
+    private BitIndexTable bitIndices(FabricSnapshot fabric) {
+        if (bits == null) {
+            storedBits = bitStore.load();
+            bits = storedBits;
+        }
+        BitIndexTable next = bits == null ? BitIndexTable.forFabric(fabric) : bits.allocate(fabric);
+        if (next != storedBits) {
+            if (!bitStore.save(next, storedBits)) {
+                bits = null;
+                throw new IllegalStateException("another instance numbered the fabric's bits meanwhile");
+            }
+            storedBits = next;
+        }
+        return next;
     }
 
     @Override

@@ -81,7 +81,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     /** Opens the distributed primitives. */
     @Activate
     public void activate() {
-        Serializer serializer = serializer();
+        Serializer serializer = P2mpSerializers.serializer();
         groups = storageService.<Long, P2mpGroup>consistentMapBuilder()
                 .withName("mcast4ai-groups").withSerializer(serializer).build();
         keys = storageService.<String, Long>consistentMapBuilder()
@@ -102,32 +102,6 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
                 .withSerializer(serializer).build();
         groups.addListener(groupListener);
         log.info("Started");
-    }
-
-    private Serializer serializer() {
-        try {
-            return Serializer.using(P2mpSerializers.API);
-        } catch (LinkageError e) {
-            // Kryo needs java.base/java.lang.invoke opened on JDK 17; ONOS's JVM does that, a plain JVM hosting
-            // the components (the lab, with in-process maps that never serialize) may not
-            log.warn("Kryo serializer unavailable on this JVM ({}); the maps must be in-process", e.toString());
-            return new Serializer() {
-                @Override
-                public <T> byte[] encode(T object) {
-                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
-                }
-
-                @Override
-                public <T> T decode(byte[] bytes) {
-                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
-                }
-
-                @Override
-                public <T> T copy(T object) {
-                    return object; // stored values are immutable
-                }
-            };
-        }
     }
 
     /** Stops listening to the maps. */

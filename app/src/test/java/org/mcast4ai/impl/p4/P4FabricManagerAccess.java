@@ -1,5 +1,6 @@
 package org.mcast4ai.impl.p4;
 
+import org.mcast4ai.impl.ClusterStorage;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
@@ -42,6 +43,24 @@ public final class P4FabricManagerAccess {
      */
     static void wire(P4FabricManager m, TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
                      FakePipeconfService pipeconfs, BooleanSupplier mine) {
+        wire(m, fabric, flows, groups, pipeconfs, mine, new ClusterStorage());
+    }
+
+    /**
+     * Like {@link #wire(P4FabricManager, TestFabric, FakeFlowRuleService, FakeGroupService, FakePipeconfService,
+     * BooleanSupplier)}, on a given store (shared by instances or kept across a restart).
+     *
+     * @param m         the manager
+     * @param fabric    the fabric
+     * @param flows     the flow rule service
+     * @param groups    the group service
+     * @param pipeconfs the pipeconf service
+     * @param mine      whether this instance owns work partition 0
+     * @param storage   the store
+     */
+    static void wire(P4FabricManager m, TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
+                     FakePipeconfService pipeconfs, BooleanSupplier mine, ClusterStorage storage) {
+        m.storageService = storage;
         m.coreService = new FakeCoreService();
         m.deviceService = fabric.devices;
         m.linkService = fabric.links;

@@ -169,6 +169,36 @@ class P4FabricManagerTest {
     }
 
     @Test
+    void aRestartWithALeafDownKeepsEveryLeafsNumber() throws Exception {
+        org.mcast4ai.impl.ClusterStorage storage = new org.mcast4ai.impl.ClusterStorage();
+        P4FabricManagerAccess.wire(manager, fabric, flows, groups, pipeconfs, () -> mine, storage);
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        manager.deactivate();
+
+        // the app restarts while leaf 1 is down: numbered afresh, leaf 2 would take leaf 1's number
+        fabric.deviceDown(TestFabric.leaf(1));
+        Set<DeviceId> up = new HashSet<>(p4);
+        up.remove(TestFabric.leaf(1));
+        assertTrue(!expected(BitIndexTable.forFabric(new FabricSnapshotFactory(fabric.devices, fabric.links,
+                fabric.hosts).snapshot()), up).equals(expected(bits, up)), "afresh, the numbers would move");
+        P4FabricManager restarted = new P4FabricManager();
+        P4FabricManagerAccess.wire(restarted, fabric, flows, groups, pipeconfs, () -> true, storage);
+        restarted.auditMs = 60_000;
+        restarted.activate();
+        try {
+            await("the run after the restart", () -> holds(expected(bits, up)));
+            assertTrue(restarted.run().none(), "nothing moved: " + restarted.status());
+            fabric.deviceUp(TestFabric.leaf(1));
+            await("leaf 1 back with its number", () -> holds(expected(bits, p4)));
+        } finally {
+            restarted.deactivate();
+        }
+    }
+
+    @Test
     void anInstanceThatDoesNotOwnTheStaticStateWritesNothing() throws Exception {
         mine = false;
         manager.auditMs = 60_000;

@@ -2,7 +2,7 @@ package org.mcast4ai.impl.p4;
 
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.FabricGeometry;
-import org.mcast4ai.impl.store.P2mpSerializers;
+import org.mcast4ai.impl.store.MapSerializer;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.StorageService;
 import org.onosproject.store.service.Versioned;
@@ -32,7 +32,7 @@ final class P4BitIndexStore {
     /** @param storage ONOS's storage service */
     P4BitIndexStore(StorageService storage) {
         map = storage.<String, Integer>consistentMapBuilder().withName(NAME)
-                .withSerializer(P2mpSerializers.serializer()).build();
+                .withSerializer(MapSerializer.get()).build();
     }
 
     /** @return the stored table, or null if none was stored yet */

@@ -81,7 +81,7 @@ public class DistributedP2mpGroupStore extends AbstractStore<P2mpGroupEvent, P2m
     /** Opens the distributed primitives. */
     @Activate
     public void activate() {
-        Serializer serializer = P2mpSerializers.serializer();
+        Serializer serializer = MapSerializer.get();
         groups = storageService.<Long, P2mpGroup>consistentMapBuilder()
                 .withName("mcast4ai-groups").withSerializer(serializer).build();
         keys = storageService.<String, Long>consistentMapBuilder()

@@ -26,9 +26,6 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.store.serializers.KryoNamespaces;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,41 +35,6 @@ import java.util.TreeSet;
 
 /** The Kryo namespace for the group store's distributed maps: ONOS's API types plus every mcast4ai type. */
 public final class P2mpSerializers {
-    private static final Logger log = LoggerFactory.getLogger(P2mpSerializers.class);
-
-    /**
-     * The serializer for the app's distributed maps.
-     *
-     * <p>Kryo needs java.base/java.lang.invoke opened on JDK 17; ONOS's JVM does that, a plain JVM hosting the
-     * components (the lab, with in-process maps that never serialize) may not: there the maps get one that only
-     * copies.
-     *
-     * @return the serializer
-     */
-    public static org.onosproject.store.service.Serializer serializer() {
-        try {
-            return org.onosproject.store.service.Serializer.using(API);
-        } catch (LinkageError e) {
-            log.warn("Kryo serializer unavailable on this JVM ({}); the maps must be in-process", e.toString());
-            return new org.onosproject.store.service.Serializer() {
-                @Override
-                public <T> byte[] encode(T object) {
-                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
-                }
-
-                @Override
-                public <T> T decode(byte[] bytes) {
-                    throw new UnsupportedOperationException("no serializer: open java.base/java.lang.invoke");
-                }
-
-                @Override
-                public <T> T copy(T object) {
-                    return object; // stored values are immutable
-                }
-            };
-        }
-    }
-
     /** Namespace registering every class a stored group or plan contains. */
     public static final KryoNamespace API = KryoNamespace.newBuilder()
             .register(KryoNamespaces.API)

@@ -103,9 +103,8 @@ public class P4FabricManager implements P4FabricService {
     private P4StaticProgrammer programmer;
     private P4FabricPlanner planner;
     private P4BitIndexStore bitStore;
-    // the table in use and what the store held when it was read; dropped while another instance writes
+    // the table in use, as the store holds it; dropped while another instance writes
     private BitIndexTable bits;
-    private BitIndexTable storedBits;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     private long runs;
 
@@ -203,16 +202,12 @@ public class P4FabricManager implements P4FabricService {
     // leaf numbers never move, across restarts and takeovers too: a failed leaf keeps its number for its return
     private BitIndexTable bitIndices(FabricSnapshot fabric) {
         if (bits == null) {
-            storedBits = bitStore.load();
-            bits = storedBits;
+            bits = bitStore.load();
         }
         BitIndexTable next = bits == null ? BitIndexTable.forFabric(fabric) : bits.allocate(fabric);
-        if (next != storedBits) {
-            if (!bitStore.save(next, storedBits)) {
-                bits = null;
-                throw new IllegalStateException("another instance numbered the fabric's bits meanwhile");
-            }
-            storedBits = next;
+        if (next != bits && !bitStore.save(next, bits)) {
+            bits = null;
+            throw new IllegalStateException("another instance numbered the fabric's bits meanwhile");
         }
         return next;
     }

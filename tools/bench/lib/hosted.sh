@@ -30,7 +30,7 @@ bench_hosted() {
              java.util.concurrent.atomic java.nio java.net java.time java.math; do
         opens+=(--add-opens "java.base/$p=ALL-UNNAMED")
     done
-    exec java ${CHURN_JAVA_OPTS:-} -Xms1g -Xmx2g -XX:+UseParallelGC -Djava.awt.headless=true "${opens[@]}" \
+    exec java ${CHURN_JAVA_OPTS:-} -Xms1g -Xmx2g ${BENCH_GC:--XX:+UseParallelGC} -Djava.awt.headless=true "${opens[@]}" \
         -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
         -cp "$jar:$here/target/lib/*" "$main" "${args[@]}"
 }

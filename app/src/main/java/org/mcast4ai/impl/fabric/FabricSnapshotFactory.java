@@ -31,6 +31,9 @@ public final class FabricSnapshotFactory {
     private final AtomicLong generation = new AtomicLong();
     private volatile FabricView current;
     private volatile long builtFrom = -1;
+    // HostId.toString formats the MAC byte by byte: a thousand hosts cost milliseconds on every rebuild, which
+    // is on the path from a failure to the first reroute
+    private Map<HostId, String> hostNames = new HashMap<>();
 
     public FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
         this.deviceService = deviceService;
@@ -68,6 +71,7 @@ public final class FabricSnapshotFactory {
         FabricSnapshot.Builder b = FabricSnapshot.builder();
         Map<String, DeviceId> available = new HashMap<>();
         Map<String, HostId> hostIds = new HashMap<>();
+        Map<HostId, String> names = new HashMap<>();
         for (Device d : deviceService.getAvailableDevices()) {
             String name = d.id().toString();
             if (available.putIfAbsent(name, d.id()) == null) {
@@ -84,11 +88,16 @@ public final class FabricSnapshotFactory {
         for (Host h : hostService.getHosts()) {
             HostLocation loc = h.location();
             if (loc != null && available.containsKey(loc.deviceId().toString())) {
-                String name = h.id().toString();
+                String name = hostNames.get(h.id());
+                if (name == null) {
+                    name = h.id().toString();
+                }
+                names.put(h.id(), name);
                 hostIds.put(name, h.id());
                 b.addHost(name, loc.deviceId().toString(), loc.port().toLong());
             }
         }
+        hostNames = names;
         return new FabricView(b.build(), available, hostIds);
     }
 }

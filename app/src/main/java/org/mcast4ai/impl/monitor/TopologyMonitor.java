@@ -93,13 +93,12 @@ public final class TopologyMonitor {
 
     /** One change, resolved to groups when the burst it came in is handled. */
     private static final class Change {
-        public final Supplier<Set<Long>> groups;
-        public final boolean improvement;
-        public final String why;
-        public final DeviceId returned;
+        final Supplier<Set<Long>> groups;
+        final boolean improvement;
+        final String why;
+        final DeviceId returned;
 
-        public Change(Supplier<Set<Long>> groups, boolean improvement, String why,
-               DeviceId returned) {
+        Change(Supplier<Set<Long>> groups, boolean improvement, String why, DeviceId returned) {
             this.groups = groups;
             this.improvement = improvement;
             this.why = why;
@@ -168,6 +167,12 @@ public final class TopologyMonitor {
         }
     }
 
+    // a tree that crossed a link of a device that is gone has a branch on that device, so the device's own change
+    // names the group: a failing switch takes its links with it by the dozen, each a search through its groups
+    private boolean endGone(Link link) {
+        return !deviceService.isAvailable(link.src().deviceId()) || !deviceService.isAvailable(link.dst().deviceId());
+    }
+
     private class InternalLinkListener implements LinkListener {
         @Override
         public boolean isRelevant(LinkEvent event) {
@@ -179,7 +184,8 @@ public final class TopologyMonitor {
         public void event(LinkEvent event) {
             Link link = event.subject();
             boolean up = event.type() != LinkEvent.Type.LINK_REMOVED && link.state() == Link.State.ACTIVE;
-            submit(new Change(() -> up ? ImmutableSet.of() : index.byLink(LinkKey.linkKey(link)), up,
+            submit(new Change(() -> up || endGone(link) ? ImmutableSet.of()
+                    : index.byLink(LinkKey.linkKey(link)), up,
                     "link " + link.src() + "-" + link.dst() + (up ? " up" : " down"), null));
         }
     }

@@ -79,27 +79,30 @@ public abstract class FlowRuleProgrammer implements Programmer {
 
     @Override
     public Set<DeviceId> apply(P2mpGroup group, List<Move> moves, Outcome done) {
-        List<FlowRule> fresh = new ArrayList<>();
+        List<FlowRule> fresh = new ArrayList<>(moves.size());
         List<FlowRule> replaced = new ArrayList<>();
         Map<FlowId, FlowRule> stale = new LinkedHashMap<>();
-        Set<DeviceId> touched = new LinkedHashSet<>();
+        Set<DeviceId> touched = new LinkedHashSet<>(Math.max(16, moves.size() * 2));
         for (Move m : moves) {
             List<FlowRule> target = m.target() == null ? List.of() : rules(group, m.target());
-            Set<FlowId> kept = new HashSet<>();
-            target.forEach(r -> kept.add(r.id()));
             (m.fresh() ? fresh : replaced).addAll(target);
-            List<DeviceEntry> old = new ArrayList<>(m.uncertain());
-            if (m.installed() != null) {
-                old.add(m.installed());
-            }
-            for (DeviceEntry e : old) {
-                for (FlowRule r : handles(group, e)) {
-                    if (!kept.contains(r.id())) {
-                        stale.putIfAbsent(r.id(), r);
+            boolean hadEntries = m.installed() != null || !m.uncertain().isEmpty();
+            if (hadEntries) {
+                Set<FlowId> kept = new HashSet<>();
+                target.forEach(r -> kept.add(r.id()));
+                List<DeviceEntry> old = new ArrayList<>(m.uncertain());
+                if (m.installed() != null) {
+                    old.add(m.installed());
+                }
+                for (DeviceEntry e : old) {
+                    for (FlowRule r : handles(group, e)) {
+                        if (!kept.contains(r.id())) {
+                            stale.putIfAbsent(r.id(), r);
+                        }
                     }
                 }
             }
-            if (!target.isEmpty() || !old.isEmpty()) {
+            if (!target.isEmpty() || hadEntries) {
                 touched.add(m.device());
             }
         }
@@ -107,25 +110,22 @@ public abstract class FlowRuleProgrammer implements Programmer {
             return touched;
         }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        Map<DeviceId, Integer> lastStage = new HashMap<>();
-        Map<FlowId, Integer> stageOf = new HashMap<>();
-        int stage = -1;
-        for (List<FlowRule> rules : List.of(fresh, replaced, new ArrayList<>(stale.values()))) {
+        List<FlowRule> removed = new ArrayList<>(stale.values());
+        List<List<FlowRule>> stages = new ArrayList<>(3);
+        for (List<FlowRule> rules : List.of(fresh, replaced, removed)) {
             if (rules.isEmpty()) {
                 continue;
             }
-            if (stage >= 0) {
+            if (!stages.isEmpty()) {
                 ops.newStage();
             }
-            stage++;
+            stages.add(rules);
             for (FlowRule r : rules) {
-                if (rules == fresh || rules == replaced) {
-                    ops.add(r);
-                } else {
+                if (rules == removed) {
                     ops.remove(r);
+                } else {
+                    ops.add(r);
                 }
-                lastStage.merge(r.deviceId(), stage, Math::max);
-                stageOf.putIfAbsent(r.id(), stage);
             }
         }
         flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
@@ -136,27 +136,41 @@ public abstract class FlowRuleProgrammer implements Programmer {
 
             @Override
             public void onError(FlowRuleOperations failed) {
-                int failedStage = Integer.MAX_VALUE;
-                for (Set<FlowRuleOperation> s : failed.stages()) {
-                    for (FlowRuleOperation op : s) {
-                        failedStage = Math.min(failedStage, stageOf.getOrDefault(op.rule().id(), 0));
-                    }
-                }
-                Map<DeviceId, String> refused = new LinkedHashMap<>(rejected(failed));
-                Set<DeviceId> acked = new LinkedHashSet<>();
-                for (DeviceId d : touched) {
-                    if (!refused.containsKey(d)) {
-                        if (lastStage.getOrDefault(d, 0) < failedStage) {
-                            acked.add(d);
-                        } else {
-                            refused.put(d, "not acknowledged: another switch refused its part of the batch");
-                        }
-                    }
-                }
-                done.done(acked, refused);
+                failedBatch(stages, touched, failed, done);
             }
         }));
         return touched;
+    }
+
+    // which stage each rule and each device's last write was in is worked out only when a batch failed
+    private static void failedBatch(List<List<FlowRule>> stages, Set<DeviceId> touched, FlowRuleOperations failed,
+                                    Outcome done) {
+        Map<DeviceId, Integer> lastStage = new HashMap<>();
+        Map<FlowId, Integer> stageOf = new HashMap<>();
+        for (int i = 0; i < stages.size(); i++) {
+            for (FlowRule r : stages.get(i)) {
+                lastStage.merge(r.deviceId(), i, Math::max);
+                stageOf.putIfAbsent(r.id(), i);
+            }
+        }
+        int failedStage = Integer.MAX_VALUE;
+        for (Set<FlowRuleOperation> s : failed.stages()) {
+            for (FlowRuleOperation op : s) {
+                failedStage = Math.min(failedStage, stageOf.getOrDefault(op.rule().id(), 0));
+            }
+        }
+        Map<DeviceId, String> refused = new LinkedHashMap<>(rejected(failed));
+        Set<DeviceId> acked = new LinkedHashSet<>();
+        for (DeviceId d : touched) {
+            if (!refused.containsKey(d)) {
+                if (lastStage.getOrDefault(d, 0) < failedStage) {
+                    acked.add(d);
+                } else {
+                    refused.put(d, "not acknowledged: another switch refused its part of the batch");
+                }
+            }
+        }
+        done.done(acked, refused);
     }
 
     @Override

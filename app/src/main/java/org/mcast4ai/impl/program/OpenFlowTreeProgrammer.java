@@ -55,10 +55,12 @@ import java.util.function.Predicate;
  */
 public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static final int MAX_TREATMENTS = 4096;
+    private static final int MAX_SELECTORS = 16384;
     // marks an ACK route's cookie (its match has no in port)
     private static final long ACK_ROUTE = 0x41434bL;
 
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
+    private final Map<Long, TrafficSelector> selectors = new ConcurrentHashMap<>();
     private final ApplicationId appId;
     private final Predicate<DeviceId> connected;
     private volatile int tableId;
@@ -137,11 +139,38 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private FlowRule rule(P2mpGroup group, DeviceId device, PortNumber inPort, TrafficTreatment treatment) {
         int table = tableId;
         int priority = group.request().priority();
-        return permanent(device, table, priority, DefaultTrafficSelector.builder()
+        return permanent(device, table, priority, selector(group.address(), inPort), treatment,
+                cookie(appId, device, inPort, group.address(), priority, table));
+    }
+
+    /**
+     * The match of a group's rule on a switch. Most switches of a tree take the group's packets in on the same
+     * few port numbers (the uplinks), and building a selector costs more than the rest of the rule, so
+     * selectors are shared by address and in port below 65536; the cache is bounded.
+     */
+    private TrafficSelector selector(IpAddress address, PortNumber inPort) {
+        long port = inPort.toLong();
+        if (port < 0 || port > 0xffff) {
+            return buildSelector(address, inPort);
+        }
+        long key = (Integer.toUnsignedLong(address.getIp4Address().toInt()) << 16) | port;
+        TrafficSelector s = selectors.get(key);
+        if (s == null) {
+            s = buildSelector(address, inPort);
+            if (selectors.size() >= MAX_SELECTORS) {
+                selectors.clear();
+            }
+            selectors.put(key, s);
+        }
+        return s;
+    }
+
+    private static TrafficSelector buildSelector(IpAddress address, PortNumber inPort) {
+        return DefaultTrafficSelector.builder()
                 .matchEthType(Ethernet.TYPE_IPV4)
                 .matchInPort(inPort)
-                .matchIPDst(IpPrefix.valueOf(group.address(), 32))
-                .build(), treatment, cookie(appId, device, inPort, group.address(), priority, table));
+                .matchIPDst(IpPrefix.valueOf(address, 32))
+                .build();
     }
 
     private static FlowRule permanent(DeviceId device, int table, int priority, TrafficSelector selector,

@@ -51,11 +51,12 @@ public final class FailoverBench {
     private static final int ROUNDS = 5;
 
     /**
-     * @param args {@code [--groups N] [--receivers R] [--quick]}
+     * @param args {@code [--groups N] [--receivers R] [--modes tree,bitmap] [--quick]}
      */
     public static void main(String[] args) {
         int groups = 10_000;
         int receivers = 8;
+        Set<String> modes = Set.of("tree", "bitmap");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--groups":
@@ -64,19 +65,23 @@ public final class FailoverBench {
                 case "--receivers":
                     receivers = Integer.parseInt(args[++i]);
                     break;
+                case "--modes":
+                    modes = Set.of(args[++i].toLowerCase(Locale.ROOT).split(","));
+                    break;
                 case "--quick":
                     groups = 1_000;
                     break;
                 default:
-                    System.err.println("usage: failover [--groups N] [--receivers R] [--quick]");
+                    System.err.println("usage: failover [--groups N] [--receivers R] [--modes tree,bitmap] "
+                            + "[--quick]");
                     System.exit(2);
             }
         }
         List<Row> rows = new ArrayList<>();
-        for (int n : new int[]{1, groups}) {
+        for (int n : modes.contains("tree") ? new int[]{1, groups} : new int[0]) {
             rows.add(run(ReplicationMode.TREE, "fattree:16", n, receivers, 1));
         }
-        for (int n : new int[]{1, groups}) {
+        for (int n : modes.contains("bitmap") ? new int[]{1, groups} : new int[0]) {
             rows.add(run(ReplicationMode.BITMAP, "leafspine:4,11,4", n, receivers, 2));
         }
         System.out.println();

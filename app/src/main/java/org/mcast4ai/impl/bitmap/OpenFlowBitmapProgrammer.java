@@ -243,15 +243,16 @@ public final class OpenFlowBitmapProgrammer {
         if (dropGroups) {
             staleGroups.addAll(oldGroups.values());
         }
-        Map<String, FlowRule> oldRules = new LinkedHashMap<>();
+        Map<RuleKey, FlowRule> oldRules = new LinkedHashMap<>();
         if (was != null) {
-            was.rules().forEach(r -> oldRules.put(ruleKey(r), r));
+            was.rules().forEach(r -> oldRules.put(new RuleKey(r), r));
         }
-        Set<String> keepRules = new HashSet<>();
+        Set<RuleKey> keepRules = new HashSet<>();
         List<FlowRule> add = new ArrayList<>();
         for (FlowRule r : now == null ? List.<FlowRule>of() : now.rules()) {
-            keepRules.add(ruleKey(r));
-            FlowRule old = oldRules.get(ruleKey(r));
+            RuleKey key = new RuleKey(r);
+            keepRules.add(key);
+            FlowRule old = oldRules.get(key);
             if (unsure || old == null || !old.treatment().equals(r.treatment()) || !held(r)) {
                 add.add(r);
             }
@@ -413,9 +414,9 @@ public final class OpenFlowBitmapProgrammer {
         Map<String, GroupDescription> groups = new LinkedHashMap<>();
         a.groups().forEach(g -> groups.put(groupKey(g), g));
         b.groups().forEach(g -> groups.put(groupKey(g), g));
-        Map<String, FlowRule> rules = new LinkedHashMap<>();
-        a.rules().forEach(r -> rules.put(ruleKey(r), r));
-        b.rules().forEach(r -> rules.put(ruleKey(r), r));
+        Map<RuleKey, FlowRule> rules = new LinkedHashMap<>();
+        a.rules().forEach(r -> rules.put(new RuleKey(r), r));
+        b.rules().forEach(r -> rules.put(new RuleKey(r), r));
         return new BitmapPlanner.DeviceEntries(new ArrayList<>(groups.values()), new ArrayList<>(rules.values()));
     }
 
@@ -564,9 +565,5 @@ public final class OpenFlowBitmapProgrammer {
 
     private static String groupKey(GroupDescription g) {
         return g.deviceId() + "|" + g.appCookie();
-    }
-
-    private static String ruleKey(FlowRule r) {
-        return r.deviceId() + "|" + r.tableId() + "|" + r.priority() + "|" + r.selector();
     }
 }

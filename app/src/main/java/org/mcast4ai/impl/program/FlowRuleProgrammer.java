@@ -79,10 +79,10 @@ public abstract class FlowRuleProgrammer implements Programmer {
 
     @Override
     public Set<DeviceId> apply(P2mpGroup group, List<Move> moves, Outcome done) {
-        List<FlowRule> fresh = new ArrayList<>(moves.size());
+        List<FlowRule> fresh = new ArrayList<>();
         List<FlowRule> replaced = new ArrayList<>();
         Map<FlowId, FlowRule> stale = new LinkedHashMap<>();
-        Set<DeviceId> touched = new LinkedHashSet<>(Math.max(16, moves.size() * 2));
+        Set<DeviceId> touched = new LinkedHashSet<>();
         for (Move m : moves) {
             List<FlowRule> target = m.target() == null ? List.of() : rules(group, m.target());
             (m.fresh() ? fresh : replaced).addAll(target);

@@ -25,6 +25,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -104,15 +105,20 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
             }
             mask |= 1L << n;
         }
-        TrafficTreatment t = treatments.get(mask);
-        if (t == null) {
-            t = build(outPorts);
-            if (treatments.size() >= MAX_TREATMENTS) {
-                treatments.clear();
+        return shared(treatments, MAX_TREATMENTS, mask, () -> build(outPorts));
+    }
+
+    // a bounded cache of immutable values: emptied when full, as the values are cheap to build again
+    private static <V> V shared(Map<Long, V> cache, int max, long key, Supplier<V> build) {
+        V v = cache.get(key);
+        if (v == null) {
+            v = build.get();
+            if (cache.size() >= max) {
+                cache.clear();
             }
-            treatments.put(mask, t);
+            cache.put(key, v);
         }
-        return t;
+        return v;
     }
 
     private static TrafficTreatment build(Set<PortNumber> outPorts) {
@@ -154,15 +160,7 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
             return buildSelector(address, inPort);
         }
         long key = (Integer.toUnsignedLong(address.getIp4Address().toInt()) << 16) | port;
-        TrafficSelector s = selectors.get(key);
-        if (s == null) {
-            s = buildSelector(address, inPort);
-            if (selectors.size() >= MAX_SELECTORS) {
-                selectors.clear();
-            }
-            selectors.put(key, s);
-        }
-        return s;
+        return shared(selectors, MAX_SELECTORS, key, () -> buildSelector(address, inPort));
     }
 
     private static TrafficSelector buildSelector(IpAddress address, PortNumber inPort) {

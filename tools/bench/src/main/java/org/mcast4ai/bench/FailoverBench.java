@@ -66,7 +66,11 @@ public final class FailoverBench {
                     receivers = Integer.parseInt(args[++i]);
                     break;
                 case "--modes":
-                    modes = Set.of(args[++i].toLowerCase(Locale.ROOT).split(","));
+                    modes = new LinkedHashSet<>(List.of(args[++i].toLowerCase(Locale.ROOT).split(",")));
+                    if (modes.isEmpty() || !Set.of("tree", "bitmap").containsAll(modes)) {
+                        System.err.println("failover: --modes takes tree, bitmap or both (comma-separated)");
+                        System.exit(2);
+                    }
                     break;
                 case "--quick":
                     groups = 1_000;

@@ -257,7 +257,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         hostResolver = new HostResolver(hostService);
         validator = new RequestValidator(hostResolver, () -> hostTenants);
         aggregations = new org.mcast4ai.impl.reliable.Aggregations(store, hostResolver, System::currentTimeMillis);
-        snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
+        snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService, hostResolver::nameOf);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
         index = new GroupIndex();
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null

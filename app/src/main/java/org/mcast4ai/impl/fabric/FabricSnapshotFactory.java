@@ -14,6 +14,7 @@ import org.onosproject.net.link.LinkService;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * Builds the engine's {@link FabricSnapshot} from what ONOS sees: available devices, active links between
@@ -32,13 +33,25 @@ public final class FabricSnapshotFactory {
     private volatile FabricView current;
     private volatile long builtFrom = -1;
     // HostId.toString formats the MAC byte by byte: a thousand hosts cost milliseconds on every rebuild, which
-    // is on the path from a failure to the first reroute
-    private Map<HostId, String> hostNames = new HashMap<>();
+    // is on the path from a failure to the first reroute, so names come from a resolver's cache
+    private final Function<HostId, String> hostNames;
 
     public FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService) {
+        this(deviceService, linkService, hostService, new HostResolver(hostService)::nameOf);
+    }
+
+    /**
+     * @param deviceService ONOS's device service
+     * @param linkService   ONOS's link service
+     * @param hostService   ONOS's host service
+     * @param hostNames     a host's name, {@code HostId.toString()} (the app's {@link HostResolver#nameOf})
+     */
+    public FabricSnapshotFactory(DeviceService deviceService, LinkService linkService, HostService hostService,
+                                 Function<HostId, String> hostNames) {
         this.deviceService = deviceService;
         this.linkService = linkService;
         this.hostService = hostService;
+        this.hostNames = hostNames;
     }
 
     /** Marks the snapshot stale; the next {@link #snapshot()} rebuilds it. */
@@ -71,7 +84,6 @@ public final class FabricSnapshotFactory {
         FabricSnapshot.Builder b = FabricSnapshot.builder();
         Map<String, DeviceId> available = new HashMap<>();
         Map<String, HostId> hostIds = new HashMap<>();
-        Map<HostId, String> names = new HashMap<>();
         for (Device d : deviceService.getAvailableDevices()) {
             String name = d.id().toString();
             if (available.putIfAbsent(name, d.id()) == null) {
@@ -88,16 +100,11 @@ public final class FabricSnapshotFactory {
         for (Host h : hostService.getHosts()) {
             HostLocation loc = h.location();
             if (loc != null && available.containsKey(loc.deviceId().toString())) {
-                String name = hostNames.get(h.id());
-                if (name == null) {
-                    name = h.id().toString();
-                }
-                names.put(h.id(), name);
+                String name = hostNames.apply(h.id());
                 hostIds.put(name, h.id());
                 b.addHost(name, loc.deviceId().toString(), loc.port().toLong());
             }
         }
-        hostNames = names;
         return new FabricView(b.build(), available, hostIds);
     }
 }

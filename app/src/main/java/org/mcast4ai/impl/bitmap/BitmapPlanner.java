@@ -1,5 +1,8 @@
 package org.mcast4ai.impl.bitmap;
 
+import com.google.common.hash.Hasher;
+import com.google.common.hash.Hashing;
+import org.mcast4ai.impl.flow.AppFlowIds;
 import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IpPrefix;
@@ -151,6 +154,50 @@ public final class BitmapPlanner {
     private BitmapLayout lastLayout;
     private Map<DeviceId, DeviceEntries> lastEntries;
 
+    /**
+     * A stable name of a layout's static entries, the same on every instance for the same fabric: a hash of
+     * everything {@link #staticEntries} reads from the layout (per switch, in name order: role, ports, reach
+     * sets, fixed uplink, spread slots) and of this planner's tables and application. Computed from the layout's
+     * numbers, without deriving or formatting the entries.
+     *
+     * @param layout the fabric's layout
+     * @return the fingerprint, ending in {@code /} and the number of switches
+     */
+    public String fingerprint(BitmapLayout layout) {
+        Hasher h = Hashing.sha256().newHasher()
+                .putInt(FINGERPRINT_VERSION).putShort(appId.id()).putInt(entryTable).putInt(chainBase);
+        List<String> names = new ArrayList<>(layout.switches().keySet());
+        Collections.sort(names);
+        for (String name : names) {
+            BitmapLayout.SwitchPorts sw = layout.switchPorts(name);
+            h.putUnencodedChars(name).putInt(sw.role().ordinal());
+            long[] down = sw.downPorts();
+            h.putInt(down.length);
+            for (int i = 0; i < down.length; i++) {
+                h.putLong(down[i]).putLong(sw.downReach(i)).putBoolean(sw.downIsHost(i));
+            }
+            putAll(h, sw.upPorts());
+            putAll(h, sw.fromBelow());
+            h.putLong(sw.upReach()).putInt(sw.fixedUplink());
+            if (sw.role() == org.mcast4ai.engine.Role.LEAF) {
+                for (int slot = 1; slot <= BitmapLayout.SLOTS; slot++) {
+                    h.putLong(layout.slotUplink(name, slot));
+                }
+            }
+        }
+        return h.hash().toString().substring(0, 16) + "/" + names.size();
+    }
+
+    // changes whenever staticEntries reads something new from the layout or derives its entries differently
+    private static final int FINGERPRINT_VERSION = 1;
+
+    private static void putAll(Hasher h, long[] values) {
+        h.putInt(values.length);
+        for (long v : values) {
+            h.putLong(v);
+        }
+    }
+
     private Map<DeviceId, DeviceEntries> derive(BitmapLayout layout) {
         Map<DeviceId, DeviceEntries> out = new LinkedHashMap<>();
         for (BitmapLayout.SwitchPorts sw : layout.switches().values()) {
@@ -282,7 +329,7 @@ public final class BitmapPlanner {
                 .withPriority(priority)
                 .withSelector(sel)
                 .withTreatment(t)
-                .fromApp(appId)
+                .withCookie(AppFlowIds.of(appId, dev, sel, priority, table))
                 .makePermanent()
                 .build();
     }

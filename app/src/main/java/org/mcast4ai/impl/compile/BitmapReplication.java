@@ -22,12 +22,9 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
 import org.slf4j.Logger;
 
-import com.google.common.hash.Hashing;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -320,23 +317,12 @@ public final class BitmapReplication {
         }
     }
 
-    /**
-     * A stable name of a layout's static entries, the same on every instance for the same fabric: the flow ids
-     * (ONOS makes them stable across the cluster), treatments and egress groups, hashed.
-     */
+    // the name other instances compare their layout with (see BitmapPlanner.fingerprint)
     private synchronized String fingerprint(BitmapLayout l) {
-        if (l == fingerprinted) {
-            return fingerprint;
+        if (l != fingerprinted) {
+            fingerprint = programmer.planner().fingerprint(l);
+            fingerprinted = l;
         }
-        List<String> lines = new ArrayList<>();
-        programmer.planner().staticEntries(l).forEach((device, entries) -> {
-            entries.rules().forEach(r -> lines.add(device + "|" + r.id() + "|" + r.treatment()));
-            entries.groups().forEach(g -> lines.add(device + "|g" + g.givenGroupId() + "|" + g.buckets()));
-        });
-        Collections.sort(lines);
-        fingerprint = Hashing.sha256().hashString(String.join("\n", lines), StandardCharsets.UTF_8).toString()
-                .substring(0, 16) + "/" + lines.size();
-        fingerprinted = l;
         return fingerprint;
     }
 

@@ -6,14 +6,18 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.Role;
 import org.onlab.packet.IpAddress;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DeviceId;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,6 +82,81 @@ class BitmapFailureTest {
                 }
             }
         }
+    }
+
+    /**
+     * The fingerprint other instances compare with names the entries: two layouts (the whole fabric, built
+     * twice, and after each single failure) have the same fingerprint exactly when they derive the same static
+     * entries, and a planner with other tables gives another one.
+     */
+    @Test
+    void fingerprintsAreEqualExactlyWhenTheStaticEntriesAre() {
+        for (FabricSnapshot whole : List.of(BitmapFabrics.leafSpine(2, 4, 2), BitmapFabrics.leafSpine(3, 5, 3),
+                FabricGenerators.fatTree(4))) {
+            Map<String, Integer> indices = new HashMap<>(BitmapLayout.of(whole).positionBits());
+            List<BitmapLayout> layouts = new ArrayList<>();
+            layouts.add(BitmapLayout.of(whole, indices));
+            layouts.add(BitmapLayout.of(without(whole, "none:0"), indices));
+            failures(whole).forEach(failure -> layouts.add(BitmapLayout.of(without(whole, failure), indices)));
+            // changes of reach alone, same ports: other bit numbers, a host gone
+            Map<String, Integer> swapped = new HashMap<>(indices);
+            String a0 = swapped.keySet().stream().sorted().findFirst().orElseThrow();
+            String a1 = swapped.keySet().stream().sorted().reduce((x, y) -> y).orElseThrow();
+            swapped.put(a0, indices.get(a1));
+            swapped.put(a1, indices.get(a0));
+            layouts.add(BitmapLayout.of(whole, swapped));
+            for (int h = 0; h < whole.hostCount(); h += 3) {
+                layouts.add(BitmapLayout.of(withoutHost(whole, h), indices));
+            }
+            List<Object> entries = new ArrayList<>();
+            List<String> prints = new ArrayList<>();
+            for (BitmapLayout l : layouts) {
+                entries.add(entries(planner.staticEntries(l)));
+                prints.add(planner.fingerprint(l));
+            }
+            int distinct = 0;
+            for (int a = 0; a < layouts.size(); a++) {
+                for (int b = a + 1; b < layouts.size(); b++) {
+                    assertEquals(entries.get(a).equals(entries.get(b)), prints.get(a).equals(prints.get(b)),
+                            "layouts " + a + " and " + b);
+                }
+                distinct += entries.indexOf(entries.get(a)) == a ? 1 : 0;
+            }
+            assertEquals(prints.get(0), prints.get(1));
+            assertTrue(distinct > layouts.size() / 2, "the failures change the entries");
+            BitmapPlanner other = new BitmapPlanner(new DefaultApplicationId(7, "t"), ENTRY,
+                    BitmapPlanner.DEFAULT_CHAIN_BASE + 1);
+            assertNotEquals(prints.get(0), other.fingerprint(layouts.get(0)));
+        }
+    }
+
+    private static Map<String, Set<List<Object>>> entries(Map<DeviceId, BitmapPlanner.DeviceEntries> all) {
+        Map<String, Set<List<Object>>> out = new HashMap<>();
+        all.forEach((device, e) -> {
+            Set<List<Object>> s = new HashSet<>();
+            e.rules().forEach(r -> s.add(List.of(r.id(), r.tableId(), r.priority(), r.selector(), r.treatment())));
+            e.groups().forEach(g -> s.add(List.of(g.givenGroupId(), g.appCookie(), g.buckets())));
+            out.put(device.toString(), s);
+        });
+        return out;
+    }
+
+    private static FabricSnapshot withoutHost(FabricSnapshot f, int gone) {
+        FabricSnapshot.Builder b = FabricSnapshot.builder();
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            b.addSwitch(f.switchName(sw), f.role(sw));
+        }
+        for (int sw = 0; sw < f.switchCount(); sw++) {
+            for (int e = f.linkStart(sw); e < f.linkStart(sw + 1); e++) {
+                b.addLink(f.switchName(sw), f.linkFromPort(e), f.switchName(f.linkTo(e)), f.linkToPort(e));
+            }
+        }
+        for (int h = 0; h < f.hostCount(); h++) {
+            if (h != gone) {
+                b.addHost(f.hostName(h), f.switchName(f.hostSwitch(h)), f.hostPort(h));
+            }
+        }
+        return b.build();
     }
 
     private static List<String> failures(FabricSnapshot whole) {

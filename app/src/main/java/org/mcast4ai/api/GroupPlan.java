@@ -8,6 +8,7 @@ import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -23,22 +24,39 @@ public final class GroupPlan {
 
     /** One device's part of the plan. Immutable. */
     public static final class Branch {
+        private static final Comparator<PortNumber> BY_NUMBER = Comparator.comparingLong(PortNumber::toLong);
+
         private final PortNumber inPort;
-        private final ImmutableSortedSet<PortNumber> outPorts;
+        // ascending by number; a set in insertion order, since the compiler hands the ports over ascending
+        private final ImmutableSet<PortNumber> outPorts;
+        private final int hash;
 
         /**
          * @param inPort   port the group's packets arrive on
-         * @param outPorts ports a copy leaves by (never the in port)
+         * @param outPorts ports a copy leaves by (never the in port); repeats count once
          */
-        public Branch(PortNumber inPort, Set<PortNumber> outPorts) {
+        public Branch(PortNumber inPort, Collection<PortNumber> outPorts) {
             this.inPort = Objects.requireNonNull(inPort);
-            this.outPorts = ImmutableSortedSet.copyOf(Comparator.comparingLong(PortNumber::toLong), outPorts);
+            this.outPorts = ascending(outPorts) ? ImmutableSet.copyOf(outPorts)
+                    : ImmutableSet.copyOf(ImmutableSortedSet.copyOf(BY_NUMBER, outPorts));
             if (this.outPorts.contains(inPort)) {
                 throw new IllegalArgumentException("a branch never sends back out of its in port " + inPort);
             }
             if (this.outPorts.isEmpty()) {
                 throw new IllegalArgumentException("a branch has at least one out port");
             }
+            this.hash = Objects.hash(inPort, this.outPorts);
+        }
+
+        private static boolean ascending(Collection<PortNumber> ports) {
+            long last = Long.MIN_VALUE;
+            for (PortNumber p : ports) {
+                if (p.toLong() <= last) {
+                    return false;
+                }
+                last = p.toLong();
+            }
+            return true;
         }
 
         /** @return the in port */
@@ -53,12 +71,13 @@ public final class GroupPlan {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Branch && ((Branch) o).inPort.equals(inPort) && ((Branch) o).outPorts.equals(outPorts);
+            return o instanceof Branch && ((Branch) o).hash == hash && ((Branch) o).inPort.equals(inPort)
+                    && ((Branch) o).outPorts.equals(outPorts);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(inPort, outPorts);
+            return hash;
         }
 
         @Override

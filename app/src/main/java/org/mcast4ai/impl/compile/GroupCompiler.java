@@ -115,13 +115,15 @@ public final class GroupCompiler {
 
     private static GroupPlan toPlan(MulticastTree tree, FabricView view) {
         FabricSnapshot fabric = view.snapshot();
-        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>();
-        Map<Integer, Long> inPortBySwitch = new HashMap<>();
+        Map<DeviceId, GroupPlan.Branch> branches = new LinkedHashMap<>(tree.size() * 2);
+        Map<Integer, Long> inPortBySwitch = new HashMap<>(tree.size() * 2);
         for (int i = 0; i < tree.size(); i++) {
             int sw = tree.switchAt(i);
             inPortBySwitch.put(sw, tree.inPort(i));
-            Set<PortNumber> outs = new LinkedHashSet<>();
-            for (long p : tree.outPorts(i)) {
+            long[] ports = tree.outPorts(i);
+            // ascending, as the tree keeps them
+            List<PortNumber> outs = new ArrayList<>(ports.length);
+            for (long p : ports) {
                 outs.add(FabricView.port(p));
             }
             branches.put(view.device(sw), new GroupPlan.Branch(FabricView.port(tree.inPort(i)), outs));

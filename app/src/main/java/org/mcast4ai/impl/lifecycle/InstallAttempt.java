@@ -8,6 +8,7 @@ import org.mcast4ai.impl.program.Move;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,8 +38,9 @@ public final class InstallAttempt {
     public volatile Future<?> timeout;
 
     private int pending;
-    private final Set<DeviceId> acked = new LinkedHashSet<>();
-    private final Map<DeviceId, String> rejected = new LinkedHashMap<>();
+    // replaced, never changed: most batches have one programmer, whose answer is kept as it is
+    private Set<DeviceId> acked = Set.of();
+    private final Map<DeviceId, String> rejected = new LinkedHashMap<>(0);
 
     public InstallAttempt(Map<String, List<Move>> moves, List<ConnectPoint[]> links, GroupState expected,
                           GroupState onSuccess, String successReason, FailureKind failure, boolean chain) {
@@ -69,19 +71,25 @@ public final class InstallAttempt {
      * @return true when it was the last answer expected
      */
     public synchronized boolean answer(Set<DeviceId> ok, Map<DeviceId, String> refused) {
-        acked.addAll(ok);
+        if (acked.isEmpty()) {
+            acked = ok;
+        } else if (!ok.isEmpty()) {
+            Set<DeviceId> all = new LinkedHashSet<>(acked);
+            all.addAll(ok);
+            acked = all;
+        }
         rejected.putAll(refused);
         return --pending == 0;
     }
 
     /** @return devices that acknowledged all their writes so far */
     public synchronized Set<DeviceId> acked() {
-        return Set.copyOf(acked);
+        return Collections.unmodifiableSet(acked);
     }
 
     /** @return devices that refused, with the reason */
     public synchronized Map<DeviceId, String> rejected() {
-        return new LinkedHashMap<>(rejected);
+        return rejected.isEmpty() ? Map.of() : new LinkedHashMap<>(rejected);
     }
 
     /**

@@ -19,18 +19,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * groups it affects. Built from the plans this instance computed (and, after a restart or a partition
  * change, from the installed plans in the store). Thread-safe without a global lock: the installer lanes
  * index different groups at the same time (with a global lock, two lanes were blocked on it for about
- * 0.8 s of a 64-receiver churn run), so each key's group set is changed atomically in its map bin, and one
+ * 0.8 s of a 64-receiver churn run), so each device's group set is changed atomically in its map bin, and one
  * group's changes are serialized by a lock striped by group id. Lookups are weakly consistent, which is
  * enough for topology events: a group compiled while an event is handled compiles on the new snapshot
- * anyway. A key's set is a plain set touched only inside its map bin (a concurrent set per key cost a
+ * anyway. A device's set is a plain set touched only inside its map bin (a concurrent set per key cost a
  * fifth of the installer lanes' time in 64-receiver churn, most of it resizing), a re-indexed group
- * changes only the keys that differ, and links are read from the plan when a link event asks.
+ * changes only the devices that differ, and links are read from the plan when a link event asks.
+ *
+ * <p>Hosts are not indexed by key: a group names many more hosts than it has switches, host events are rare
+ * next to group changes, and keeping a set per host cost a tenth of a 64-receiver churn cycle. A host event
+ * looks through the groups' host sets instead ({@link #byHosts}, once for all hosts of an event burst).
  */
 public final class GroupIndex {
     private static final int STRIPES = 64;
 
     private final Map<DeviceId, Set<Long>> byDevice = new ConcurrentHashMap<>();
-    private final Map<HostId, Set<Long>> byHost = new ConcurrentHashMap<>();
     private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
     private final Object[] stripes = new Object[STRIPES];
 
@@ -87,11 +90,9 @@ public final class GroupIndex {
             entries.put(group, e);
             if (old == null) {
                 e.devices.forEach(d -> add(byDevice, d, e.group));
-                e.hosts.forEach(h -> add(byHost, h, e.group));
                 return;
             }
             change(byDevice, old.devices, e.devices, e.group);
-            change(byHost, old.hosts, e.hosts, e.group);
         }
     }
 
@@ -133,7 +134,6 @@ public final class GroupIndex {
             Entry e = entries.remove(group);
             if (e != null) {
                 e.devices.forEach(d -> drop(byDevice, d, e.group));
-                e.hosts.forEach(h -> drop(byHost, h, e.group));
             }
         }
     }
@@ -193,11 +193,31 @@ public final class GroupIndex {
     }
 
     /**
-     * @param host host
-     * @return groups naming it as source or receiver
+     * @param hosts hosts
+     * @return groups naming any of them as source or receiver (one pass over the groups)
      */
-    public Set<Long> byHost(HostId host) {
-        return copy(byHost, host);
+    public Set<Long> byHosts(Set<HostId> hosts) {
+        if (hosts.isEmpty()) {
+            return ImmutableSet.of();
+        }
+        ImmutableSet.Builder<Long> b = ImmutableSet.builder();
+        for (Entry e : entries.values()) {
+            if (names(e.hosts, hosts)) {
+                b.add(e.group);
+            }
+        }
+        return b.build();
+    }
+
+    private static boolean names(Set<HostId> named, Set<HostId> hosts) {
+        Set<HostId> small = hosts.size() <= named.size() ? hosts : named;
+        Set<HostId> large = small == hosts ? named : hosts;
+        for (HostId h : small) {
+            if (large.contains(h)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return number of indexed groups */

@@ -97,12 +97,24 @@ public final class TopologyMonitor {
         final boolean improvement;
         final String why;
         final DeviceId returned;
+        // a host change: the groups naming the burst's hosts are looked up together
+        final HostId host;
 
         Change(Supplier<Set<Long>> groups, boolean improvement, String why, DeviceId returned) {
+            this(groups, improvement, why, returned, null);
+        }
+
+        Change(HostId host, boolean improvement, String why) {
+            this(null, improvement, why, null, host);
+        }
+
+        private Change(Supplier<Set<Long>> groups, boolean improvement, String why, DeviceId returned,
+                       HostId host) {
             this.groups = groups;
             this.improvement = improvement;
             this.why = why;
             this.returned = returned;
+            this.host = host;
         }
     }
 
@@ -129,11 +141,17 @@ public final class TopologyMonitor {
         }
         snapshots.invalidate();
         Set<Long> groups = new LinkedHashSet<>();
+        Set<HostId> hosts = new LinkedHashSet<>();
         boolean improvement = false;
         for (Change c : burst) {
-            groups.addAll(c.groups.get());
+            if (c.host != null) {
+                hosts.add(c.host);
+            } else {
+                groups.addAll(c.groups.get());
+            }
             improvement |= c.improvement;
         }
+        groups.addAll(index.byHosts(hosts));
         String why = burst.get(0).why + (burst.size() > 1 ? " (and " + (burst.size() - 1) + " more changes)" : "");
         log.debug("{}: {} group(s) affected", why, groups.size());
         // a returned switch is marked unsure before anything is recompiled onto it
@@ -208,8 +226,7 @@ public final class TopologyMonitor {
         public void event(HostEvent event) {
             boolean added = event.type() == HostEvent.Type.HOST_ADDED || event.type() == HostEvent.Type.HOST_UPDATED;
             HostId id = event.subject().id();
-            submit(new Change(() -> index.byHost(id), added,
-                    "host " + id + " " + event.type().name().toLowerCase().substring(5), null));
+            submit(new Change(id, added, "host " + id + " " + event.type().name().toLowerCase().substring(5)));
         }
     }
 }

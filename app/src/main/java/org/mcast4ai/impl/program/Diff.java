@@ -7,6 +7,8 @@ import org.onosproject.net.DeviceId;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -39,46 +41,61 @@ public final class Diff {
      */
     public static Diff of(Programmed record, Collection<DeviceEntry> target, Set<String> kinds,
                           Predicate<DeviceId> connected) {
-        Map<Key, DeviceEntry> installed = new LinkedHashMap<>();
-        Map<Key, Set<DeviceEntry>> uncertain = new LinkedHashMap<>();
-        Map<Key, DeviceEntry> wanted = new LinkedHashMap<>();
-        Set<Key> keys = new LinkedHashSet<>();
+        // one slot per (kind, device), in order of first appearance: targets, then installed, then uncertain
+        Map<Key, Slot> slots = new LinkedHashMap<>(capacity(target.size() + record.installed().size()
+                + record.uncertain().size()));
         for (DeviceEntry e : target) {
             if (kinds == null || kinds.contains(e.kind())) {
-                wanted.put(Key.of(e), e);
-                keys.add(Key.of(e));
+                slots.computeIfAbsent(Key.of(e), k -> new Slot()).to = e;
             }
         }
         for (DeviceEntry e : record.installed()) {
             if (kinds == null || kinds.contains(e.kind())) {
-                installed.put(Key.of(e), e);
-                keys.add(Key.of(e));
+                slots.computeIfAbsent(Key.of(e), k -> new Slot()).from = e;
             }
         }
         for (DeviceEntry e : record.uncertain()) {
             if (kinds == null || kinds.contains(e.kind())) {
-                uncertain.computeIfAbsent(Key.of(e), k -> new LinkedHashSet<>()).add(e);
-                keys.add(Key.of(e));
+                slots.computeIfAbsent(Key.of(e), k -> new Slot()).maybe(e);
             }
         }
-        Map<String, List<Move>> moves = new LinkedHashMap<>();
-        List<DeviceEntry> left = new ArrayList<>();
-        for (Key k : keys) {
-            DeviceEntry from = installed.get(k);
-            Set<DeviceEntry> maybe = uncertain.getOrDefault(k, Set.of());
-            DeviceEntry to = wanted.get(k);
-            if (Objects.equals(from, to) && maybe.isEmpty()) {
+        Map<String, List<Move>> moves = new LinkedHashMap<>(4);
+        List<DeviceEntry> left = new ArrayList<>(0);
+        for (Map.Entry<Key, Slot> x : slots.entrySet()) {
+            Key k = x.getKey();
+            Slot s = x.getValue();
+            if (Objects.equals(s.from, s.to) && s.maybe.isEmpty()) {
                 continue;
             }
-            if (to == null && !connected.test(k.device)) {
-                if (from != null) {
-                    left.add(from);
+            if (s.to == null && !connected.test(k.device)) {
+                if (s.from != null) {
+                    left.add(s.from);
                 }
                 continue;
             }
-            moves.computeIfAbsent(k.kind, x -> new ArrayList<>()).add(new Move(k.device, from, maybe, to));
+            moves.computeIfAbsent(k.kind, y -> new ArrayList<>(slots.size()))
+                    .add(new Move(k.device, s.from, s.maybe, s.to));
         }
         return new Diff(moves, left);
+    }
+
+    // what one (kind, device) has and should have
+    private static final class Slot {
+        DeviceEntry from;
+        Set<DeviceEntry> maybe = Set.of();
+        DeviceEntry to;
+
+        void maybe(DeviceEntry e) {
+            if (maybe.isEmpty()) {
+                maybe = new LinkedHashSet<>(4);
+            }
+            maybe.add(e);
+        }
+    }
+
+    // a HashMap capacity that holds n entries without resizing
+    static int capacity(int n) {
+        return n < 3 ? 4 : (int) (n / 0.75f) + 1;
     }
 
     /** @return the moves to send, by kind */
@@ -100,7 +117,11 @@ public final class Diff {
     public Set<DeviceId> devices() {
         Set<DeviceId> d = devices;
         if (d == null) {
-            Set<DeviceId> out = new LinkedHashSet<>();
+            int n = 0;
+            for (List<Move> l : moves.values()) {
+                n += l.size();
+            }
+            Set<DeviceId> out = new LinkedHashSet<>(capacity(n));
             moves.values().forEach(l -> l.forEach(m -> out.add(m.device())));
             d = java.util.Collections.unmodifiableSet(out);
             devices = d;
@@ -118,9 +139,19 @@ public final class Diff {
      * @return the record to write before sending
      */
     public Programmed sending(Programmed record) {
-        Set<DeviceEntry> installed = new LinkedHashSet<>(record.installed());
-        Set<DeviceEntry> uncertain = new LinkedHashSet<>(record.uncertain());
-        installed.removeAll(left);
+        Collection<DeviceEntry> installed = record.installed();
+        if (!left.isEmpty()) {
+            Set<DeviceEntry> kept = new LinkedHashSet<>(installed);
+            kept.removeAll(left);
+            installed = kept;
+        }
+        int targets = 0;
+        for (List<Move> l : moves.values()) {
+            targets += l.size();
+        }
+        // a list: the record's set drops repeats, keeping the first
+        List<DeviceEntry> uncertain = new ArrayList<>(record.uncertain().size() + left.size() + targets);
+        uncertain.addAll(record.uncertain());
         uncertain.addAll(left);
         moves.values().forEach(l -> l.forEach(m -> {
             if (m.target() != null) {
@@ -140,35 +171,45 @@ public final class Diff {
      * @return the new record
      */
     public Programmed acknowledged(Programmed record, Set<DeviceId> acked, List<ConnectPoint[]> links) {
-        Set<Key> done = new java.util.HashSet<>();
+        // the acknowledged (kind, device) pairs: by kind, since a group has one or two kinds
+        Map<String, Set<DeviceId>> done = new HashMap<>(4);
         List<DeviceEntry> targets = new ArrayList<>();
         boolean all = true;
         for (Map.Entry<String, List<Move>> e : moves.entrySet()) {
+            Set<DeviceId> devices = null;
             for (Move m : e.getValue()) {
                 if (!acked.contains(m.device())) {
                     all = false;
                     continue;
                 }
-                done.add(new Key(e.getKey(), m.device()));
+                if (devices == null) {
+                    devices = done.computeIfAbsent(e.getKey(), k -> new HashSet<>(capacity(e.getValue().size())));
+                }
+                devices.add(m.device());
                 if (m.target() != null) {
                     targets.add(m.target());
                 }
             }
         }
-        List<DeviceEntry> installed = new ArrayList<>(record.installed().size());
+        List<DeviceEntry> installed = new ArrayList<>(record.installed().size() + targets.size());
         for (DeviceEntry x : record.installed()) {
-            if (!done.contains(Key.of(x))) {
+            if (!done(done, x)) {
                 installed.add(x);
             }
         }
         installed.addAll(targets);
         List<DeviceEntry> uncertain = new ArrayList<>(record.uncertain().size());
         for (DeviceEntry x : record.uncertain()) {
-            if (!done.contains(Key.of(x))) {
+            if (!done(done, x)) {
                 uncertain.add(x);
             }
         }
         return new Programmed(installed, uncertain, all ? links : record.links());
+    }
+
+    private static boolean done(Map<String, Set<DeviceId>> done, DeviceEntry e) {
+        Set<DeviceId> devices = done.get(e.kind());
+        return devices != null && devices.contains(e.device());
     }
 
     private static final class Key {

@@ -79,15 +79,19 @@ public abstract class FlowRuleProgrammer implements Programmer {
 
     @Override
     public Set<DeviceId> apply(P2mpGroup group, List<Move> moves, Outcome done) {
-        List<FlowRule> fresh = new ArrayList<>();
-        List<FlowRule> replaced = new ArrayList<>();
-        Map<FlowId, FlowRule> stale = new LinkedHashMap<>();
-        Set<DeviceId> touched = new LinkedHashSet<>();
+        List<FlowRule> fresh = new ArrayList<>(moves.size());
+        List<FlowRule> replaced = new ArrayList<>(0);
+        Map<FlowId, FlowRule> stale = new LinkedHashMap<>(0);
+        // removals of moves that held exactly one entry and keep nothing: no rule of theirs can repeat
+        List<FlowRule> gone = new ArrayList<>(0);
+        Set<DeviceId> touched = new LinkedHashSet<>(Diff.capacity(moves.size()));
         for (Move m : moves) {
             List<FlowRule> target = m.target() == null ? List.of() : rules(group, m.target());
             (m.fresh() ? fresh : replaced).addAll(target);
             boolean hadEntries = m.installed() != null || !m.uncertain().isEmpty();
-            if (hadEntries) {
+            if (hadEntries && m.target() == null && m.uncertain().isEmpty()) {
+                gone.addAll(handles(group, m.installed()));
+            } else if (hadEntries) {
                 Set<FlowId> kept = new HashSet<>();
                 target.forEach(r -> kept.add(r.id()));
                 List<DeviceEntry> old = new ArrayList<>(m.uncertain());
@@ -110,7 +114,8 @@ public abstract class FlowRuleProgrammer implements Programmer {
             return touched;
         }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        List<FlowRule> removed = new ArrayList<>(stale.values());
+        List<FlowRule> removed = gone;
+        removed.addAll(stale.values());
         List<List<FlowRule>> stages = new ArrayList<>(3);
         for (List<FlowRule> rules : List.of(fresh, replaced, removed)) {
             if (rules.isEmpty()) {

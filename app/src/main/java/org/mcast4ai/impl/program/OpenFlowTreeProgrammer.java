@@ -60,6 +60,10 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     // marks an ACK route's cookie (its match has no in port)
     private static final long ACK_ROUTE = 0x41434bL;
 
+    // a new DefaultFlowRule.Builder builds an empty selector and treatment as its defaults, which cost a
+    // twentieth of a 64-receiver churn cycle; each thread reuses one, and every rule sets all the fields it sets
+    private static final ThreadLocal<FlowRule.Builder> BUILDERS = ThreadLocal.withInitial(DefaultFlowRule::builder);
+
     private final Map<Long, TrafficTreatment> treatments = new ConcurrentHashMap<>();
     private final Map<Long, TrafficSelector> selectors = new ConcurrentHashMap<>();
     private final ApplicationId appId;
@@ -173,7 +177,7 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
 
     private static FlowRule permanent(DeviceId device, int table, int priority, TrafficSelector selector,
                                       TrafficTreatment treatment, long cookie) {
-        return DefaultFlowRule.builder().forDevice(device).withSelector(selector).withTreatment(treatment)
+        return BUILDERS.get().forDevice(device).withSelector(selector).withTreatment(treatment)
                 .withPriority(priority).withCookie(cookie).makePermanent().forTable(table).build();
     }
 

@@ -18,7 +18,8 @@ public interface Programmer {
     /** What the devices answered to one {@link #apply} call. */
     interface Outcome {
         /**
-         * Called once per batch, from any thread.
+         * Called once per batch, from any thread. The sets and maps given are not changed afterwards (the
+         * loop keeps them as they are).
          *
          * @param acked   devices that acknowledged all their writes (they hold the moves' targets)
          * @param refused devices whose writes were refused or may not have been applied, with the reason

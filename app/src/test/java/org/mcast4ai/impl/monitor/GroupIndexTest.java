@@ -101,8 +101,15 @@ class GroupIndexTest {
                     expected.add(e.getKey());
                 }
             }
-            assertEquals(expected, index.byHost(host(h)), "groups naming host " + h);
+            assertEquals(expected, index.byHosts(Set.of(host(h))), "groups naming host " + h);
         }
+        Set<Long> either = new HashSet<>();
+        kept.forEach((g, hosts) -> {
+            if (hosts.contains(0) || hosts.contains(5)) {
+                either.add(g);
+            }
+        });
+        assertEquals(either, index.byHosts(Set.of(host(0), host(5))), "groups naming host 0 or host 5");
         for (int l = 1; l <= LEAVES; l++) {
             Set<Long> expected = new HashSet<>();
             for (Map.Entry<Long, Set<Integer>> e : kept.entrySet()) {

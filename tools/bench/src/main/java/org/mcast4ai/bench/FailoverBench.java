@@ -45,6 +45,7 @@ public final class FailoverBench {
         double firstMs;
         double eventsMs;
         double warmMs;
+        String rounds;
     }
 
     /** Failures per row: the first is measured cold (failover paths are rare), the median of the rest warm. */
@@ -128,6 +129,10 @@ public final class FailoverBench {
                     .filter(g -> h.service.getInstalledPlan(g.id()).branches().keySet().stream()
                             .anyMatch(d -> d.toString().equals(spine))).count() : n;
             LabTopology.State whole = topology.state();
+            // the groups set up are long-lived: collect now, so that a round's young collections copy what the
+            // round allocated, not the setup's live groups (a controller that has run a while holds them in the
+            // old generation)
+            System.gc();
             List<Double> times = new ArrayList<>();
             for (int round = 0; round < ROUNDS; round++) {
                 quiet(h);
@@ -158,13 +163,15 @@ public final class FailoverBench {
                 awaitSettled(h, n);
             }
             row.ms = times.get(0);
+            row.rounds = times.stream().map(t -> String.format(Locale.ROOT, "%.0f", t))
+                    .collect(java.util.stream.Collectors.joining(", "));
             List<Double> warm = new ArrayList<>(times.subList(1, times.size()));
             java.util.Collections.sort(warm);
             row.warmMs = warm.get(warm.size() / 2);
 
         }
-        System.err.printf(Locale.ROOT, "failover: %s %s %d groups: %.1f ms (then %.1f), %d batches%n", row.mode,
-                row.fabric, row.groups, row.ms, row.warmMs, row.batches);
+        System.err.printf(Locale.ROOT, "failover: %s %s %d groups: %.1f ms (then %.1f), %d batches; rounds %s ms%n",
+                row.mode, row.fabric, row.groups, row.ms, row.warmMs, row.batches, row.rounds);
         return row;
     }
 

@@ -17,6 +17,7 @@ import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -70,47 +71,57 @@ public final class GroupCompiler {
      */
     public Result compile(P2mpGroup group, FabricView view) {
         FabricSnapshot fabric = view.snapshot();
-        Set<HostId> resolved = new LinkedHashSet<>();
+        ImmutableSet.Builder<HostId> resolved = ImmutableSet.builder();
         HostId sourceId = hosts.idOrNull(group.request().source());
         int source = sourceId == null ? -1 : view.hostIndex(sourceId);
         if (sourceId != null) {
             resolved.add(sourceId);
         }
         Set<Endpoint> unreachable = new LinkedHashSet<>();
-        Map<Integer, Endpoint> byIndex = new HashMap<>();
-        int[] receivers = new int[group.request().receivers().size()];
+        Set<Endpoint> receiverList = group.request().receivers();
+        // receiver i of the tree is placed[i]; taken marks host positions already given to a receiver
+        Endpoint[] placed = new Endpoint[receiverList.size()];
+        BitSet taken = new BitSet(fabric.hostCount());
+        int[] receivers = new int[receiverList.size()];
         int count = 0;
-        for (Endpoint r : group.request().receivers()) {
+        for (Endpoint r : receiverList) {
             HostId id = hosts.idOrNull(r);
             int index = id == null ? -1 : view.hostIndex(id);
             if (id != null) {
                 resolved.add(id);
             }
-            if (index < 0 || index == source || byIndex.containsKey(index)) {
+            if (index < 0 || index == source || taken.get(index)) {
                 unreachable.add(r);
             } else {
-                byIndex.put(index, r);
+                taken.set(index);
+                placed[count] = r;
                 receivers[count++] = index;
             }
         }
         if (source < 0) {
-            return new Result(GroupPlan.empty(), group.request().receivers(), resolved,
+            return new Result(GroupPlan.empty(), group.request().receivers(), resolved.build(),
                     "source " + group.request().source() + " is not attached to an available switch",
                     FailureKind.SOURCE_UNREACHABLE);
         }
         if (count == 0) {
-            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
+            return new Result(GroupPlan.empty(), unreachable, resolved.build(), "no receiver is reachable",
                     FailureKind.NO_RECEIVER_REACHABLE);
         }
         MulticastTree tree = trees.compute(fabric, source, Arrays.copyOf(receivers, count), group.id().value());
-        for (int r : tree.unreachable()) {
-            unreachable.add(byIndex.get(r));
+        if (tree.unreachable().length > 0) {
+            Map<Integer, Endpoint> byIndex = new HashMap<>(count * 2);
+            for (int i = 0; i < count; i++) {
+                byIndex.put(receivers[i], placed[i]);
+            }
+            for (int r : tree.unreachable()) {
+                unreachable.add(byIndex.get(r));
+            }
         }
         if (unreachable.size() == group.request().receivers().size()) {
-            return new Result(GroupPlan.empty(), unreachable, resolved, "no receiver is reachable",
+            return new Result(GroupPlan.empty(), unreachable, resolved.build(), "no receiver is reachable",
                     FailureKind.NO_RECEIVER_REACHABLE);
         }
-        return new Result(toPlan(tree, view), unreachable, resolved, null, null);
+        return new Result(toPlan(tree, view), unreachable, resolved.build(), null, null);
     }
 
     private static GroupPlan toPlan(MulticastTree tree, FabricView view) {

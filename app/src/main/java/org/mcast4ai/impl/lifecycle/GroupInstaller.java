@@ -239,7 +239,7 @@ public final class GroupInstaller {
             return;
         }
         P2mpGroup sending = step.finish(GroupState.INSTALLING, lost.isEmpty()
-                ? "programming " + diff.devices().size() + " switch(es)"
+                ? "programming " + diff.deviceCount() + " switch(es)"
                 : "repairing: entries missing on " + lost.stream().map(DeviceEntry::device)
                         .collect(Collectors.toCollection(LinkedHashSet::new)), desired.unreachable);
         if (sending != null) {
@@ -342,8 +342,8 @@ public final class GroupInstaller {
         // write-ahead: whatever happens to the batch, a later reconcile knows what it may have left
         Programmed ahead = diff.sending(record);
         store.setProgrammed(id, ahead);
-        Set<DeviceId> devices = new LinkedHashSet<>();
-        List<Map.Entry<Programmer, List<Move>>> work = new ArrayList<>();
+        Set<DeviceId> devices = Set.of();
+        List<Map.Entry<Programmer, List<Move>>> work = new ArrayList<>(diff.moves().size());
         diff.moves().forEach((kind, moves) -> work.add(Map.entry(programmers.get(kind), moves)));
         attempt.expect(work.size());
         try {
@@ -357,7 +357,12 @@ public final class GroupInstaller {
                     answered(id, diff, attempt);
                     return;
                 }
-                devices.addAll(touched);
+                if (devices.isEmpty()) {
+                    devices = touched;
+                } else {
+                    devices = new LinkedHashSet<>(devices);
+                    devices.addAll(touched);
+                }
             }
         } catch (RuntimeException e) {
             log.warn("Sending the entries of group {} failed", id, e);
@@ -405,6 +410,7 @@ public final class GroupInstaller {
         }
     }
 
+    // acked: the devices that acknowledged, null for all of them
     private boolean finish(P2mpGroupId id, Diff diff, InstallAttempt attempt, Set<DeviceId> acked) {
         if (!inFlight.remove(id.value(), attempt)) {
             return false;
@@ -428,7 +434,7 @@ public final class GroupInstaller {
 
     private void completed(P2mpGroupId id, Diff diff, InstallAttempt attempt, Set<DeviceId> acked, String error,
                            FailureKind kind) {
-        if (!finish(id, diff, attempt, error == null ? diff.devices() : acked)) {
+        if (!finish(id, diff, attempt, error == null ? null : acked)) {
             if (error != null) {
                 log.debug("Late or repeated failure for group {} ignored: {}", id, error);
             }

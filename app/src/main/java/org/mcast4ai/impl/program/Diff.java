@@ -113,6 +113,11 @@ public final class Diff {
         return moves.isEmpty();
     }
 
+    /** @return how many devices the moves touch */
+    public int deviceCount() {
+        return moves.size() == 1 ? moves.values().iterator().next().size() : devices().size();
+    }
+
     /** @return the devices the moves touch */
     public Set<DeviceId> devices() {
         Set<DeviceId> d = devices;
@@ -166,7 +171,7 @@ public final class Diff {
      * nothing else of their kind; the others keep their installed and uncertain entries.
      *
      * @param record the record as written before sending
-     * @param acked  devices that acknowledged
+     * @param acked  devices that acknowledged, or null for every device of the moves
      * @param links  the links of the target tree, recorded if every device acknowledged
      * @return the new record
      */
@@ -178,7 +183,7 @@ public final class Diff {
         for (Map.Entry<String, List<Move>> e : moves.entrySet()) {
             Set<DeviceId> devices = null;
             for (Move m : e.getValue()) {
-                if (!acked.contains(m.device())) {
+                if (acked != null && !acked.contains(m.device())) {
                     all = false;
                     continue;
                 }

@@ -4,6 +4,7 @@ import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
+import org.onlab.packet.Ip4Address;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
 import org.onosproject.core.ApplicationId;
@@ -24,8 +25,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * Programs TREE-mode groups on OpenFlow switches: on every switch of a group's tree, one flow rule that
@@ -109,14 +110,23 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
             }
             mask |= 1L << n;
         }
-        return shared(treatments, MAX_TREATMENTS, mask, () -> build(outPorts));
+        return shared(treatments, MAX_TREATMENTS, mask, OpenFlowTreeProgrammer::treatmentOf);
     }
 
-    // a bounded cache of immutable values: emptied when full, as the values are cheap to build again
-    private static <V> V shared(Map<Long, V> cache, int max, long key, Supplier<V> build) {
+    // the treatment of a port mask: copies to each port set in it, in ascending order
+    private static TrafficTreatment treatmentOf(long mask) {
+        TrafficTreatment.Builder b = DefaultTrafficTreatment.builder();
+        for (long m = mask; m != 0; m &= m - 1) {
+            b.setOutput(PortNumber.portNumber(Long.numberOfTrailingZeros(m)));
+        }
+        return b.build();
+    }
+
+    // a bounded cache of immutable values built from their key: emptied when full, as they are cheap to build again
+    private static <V> V shared(Map<Long, V> cache, int max, long key, LongFunction<V> build) {
         V v = cache.get(key);
         if (v == null) {
-            v = build.get();
+            v = build.apply(key);
             if (cache.size() >= max) {
                 cache.clear();
             }
@@ -164,7 +174,13 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
             return buildSelector(address, inPort);
         }
         long key = (Integer.toUnsignedLong(address.getIp4Address().toInt()) << 16) | port;
-        return shared(selectors, MAX_SELECTORS, key, () -> buildSelector(address, inPort));
+        return shared(selectors, MAX_SELECTORS, key, OpenFlowTreeProgrammer::selectorOf);
+    }
+
+    // the selector of a cache key: a new group misses the cache on every switch, and building from the key
+    // needs no lambda per rule
+    private static TrafficSelector selectorOf(long key) {
+        return buildSelector(Ip4Address.valueOf((int) (key >>> 16)), PortNumber.portNumber(key & 0xffff));
     }
 
     private static TrafficSelector buildSelector(IpAddress address, PortNumber inPort) {

@@ -151,9 +151,9 @@ public final class Programmed {
      * @return its branches as entries
      */
     public static Set<DeviceEntry> entriesOf(GroupPlan plan) {
-        Set<DeviceEntry> out = new LinkedHashSet<>();
+        ImmutableSet.Builder<DeviceEntry> out = ImmutableSet.builder();
         plan.branches().forEach((d, b) -> out.add(new TreeBranch(d, b)));
-        return out;
+        return out.build();
     }
 
     @Override

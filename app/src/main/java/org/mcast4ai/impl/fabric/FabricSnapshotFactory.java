@@ -98,7 +98,7 @@ public final class FabricSnapshotFactory {
             }
         }
         for (Host h : hostService.getHosts()) {
-            HostLocation loc = h.location();
+            HostLocation loc = HostResolver.locationOf(h);
             if (loc != null && available.containsKey(loc.deviceId().toString())) {
                 String name = hostNames.apply(h.id());
                 hostIds.put(name, h.id());

@@ -106,7 +106,7 @@ public final class Aggregations {
         if (ip == null) {
             return null;
         }
-        HostLocation loc = host.location();
+        HostLocation loc = HostResolver.locationOf(host);
         return new AggregationContext.Member(e.host(), ip, host.mac(), e.qpn().orElse(0), slot, peerQpn, loc,
                 joinPsn, joined);
     }

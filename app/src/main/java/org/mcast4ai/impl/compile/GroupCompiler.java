@@ -151,9 +151,7 @@ public final class GroupCompiler {
                 }
             }
             if (used >= 0) {
-                links.add(new ConnectPoint[]{
-                        new ConnectPoint(view.device(from), FabricView.port(fabric.linkFromPort(used))),
-                        new ConnectPoint(view.device(to), FabricView.port(fabric.linkToPort(used)))});
+                links.add(view.link(from, used));
             }
         }
         return new GroupPlan(branches, links);

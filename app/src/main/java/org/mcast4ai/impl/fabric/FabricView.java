@@ -2,11 +2,13 @@ package org.mcast4ai.impl.fabric;
 
 import com.google.common.collect.ImmutableMap;
 import org.mcast4ai.engine.FabricSnapshot;
+import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
 import org.onosproject.net.PortNumber;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A fabric snapshot with its ONOS identifiers: the {@link DeviceId} of every switch index and the index of
@@ -17,6 +19,8 @@ public final class FabricView {
     private final FabricSnapshot snapshot;
     private final DeviceId[] devices;
     private final Map<HostId, Integer> hosts;
+    // each directed link's end points, made when a tree first crosses it: plans share them
+    private final AtomicReferenceArray<ConnectPoint[]> links;
     // PortNumber's constructor formats its name; switch ports are small numbers, made once
     private static final PortNumber[] PORTS = new PortNumber[4096];
 
@@ -35,6 +39,23 @@ public final class FabricView {
             b.put(id != null ? id : HostId.hostId(name), h);
         }
         this.hosts = b.build();
+        this.links = new AtomicReferenceArray<>(snapshot.linkCount());
+    }
+
+    /**
+     * @param from the switch the link leaves
+     * @param e    a directed link of the snapshot leaving it (between {@code linkStart(from)} and
+     *             {@code linkStart(from + 1)})
+     * @return its end points {from, to}, the same array for every caller (not to be changed)
+     */
+    public ConnectPoint[] link(int from, int e) {
+        ConnectPoint[] ends = links.get(e);
+        if (ends == null) {
+            ends = new ConnectPoint[]{new ConnectPoint(devices[from], port(snapshot.linkFromPort(e))),
+                    new ConnectPoint(devices[snapshot.linkTo(e)], port(snapshot.linkToPort(e)))};
+            links.set(e, ends);
+        }
+        return ends;
     }
 
     /** @return the engine's snapshot */

@@ -196,6 +196,11 @@ public final class Diff {
                 }
             }
         }
+        if (all && record.installed().isEmpty() && record.uncertain().size() == targets.size()
+                && record.uncertain().containsAll(targets)) {
+            // a first install acknowledged whole: what was written ahead as uncertain is what is installed
+            return new Programmed(record.uncertain(), List.of(), links);
+        }
         List<DeviceEntry> installed = new ArrayList<>(record.installed().size() + targets.size());
         for (DeviceEntry x : record.installed()) {
             if (!done(done, x)) {

@@ -210,6 +210,26 @@ class BitmapReplicationTest {
     }
 
     @Test
+    void aBitmapGroupFollowsAReceiverThatMovesAndOthersAreLeftAlone() {
+        placeStatic();
+        P2mpGroup g = h.manager.submit(bitmap("a", 2, 1, 3, 1));
+        P2mpGroup other = h.manager.submit(bitmap("b", 2, 2, 4, 2));
+        h.flows.ackAll();
+        long bits = h.store.programmed(g.id()).installedOne(BitmapStamp.class).bits();
+        P2mpGroup untouched = h.get(other.id());
+        // 3/1 comes up on a port of leaf 4 that had no host: a new position, so new static entries and a new stamp
+        h.fabric.moveHost(3, 1, leaf(4), 7);
+        h.flows.ackAll();
+        h.flows.ackAll();
+        P2mpGroup moved = h.get(g.id());
+        assertEquals(GroupState.INSTALLED, moved.state(), moved.reason());
+        long now = h.store.programmed(g.id()).installedOne(BitmapStamp.class).bits();
+        assertTrue(now != bits, "the stamp names the receiver's new position: " + Long.toHexString(bits) + " -> "
+                + Long.toHexString(now));
+        assertEquals(untouched, h.get(other.id()), "a group not naming the host is not recompiled");
+    }
+
+    @Test
     void transitSwitchesHoldTheSameEntriesForOneAndForAHundredGroups() {
         h.manager.submit(bitmap("g0", 2, 1, 3, 2));
         h.flows.ackAll();

@@ -78,13 +78,13 @@ public final class GroupCompiler {
             resolved.add(sourceId);
         }
         Set<Endpoint> unreachable = new LinkedHashSet<>();
-        Set<Endpoint> receiverList = group.request().receivers();
+        Set<Endpoint> named = group.request().receivers();
         // receiver i of the tree is placed[i]; taken marks host positions already given to a receiver
-        Endpoint[] placed = new Endpoint[receiverList.size()];
+        Endpoint[] placed = new Endpoint[named.size()];
         BitSet taken = new BitSet(fabric.hostCount());
-        int[] receivers = new int[receiverList.size()];
+        int[] receivers = new int[named.size()];
         int count = 0;
-        for (Endpoint r : receiverList) {
+        for (Endpoint r : named) {
             HostId id = hosts.idOrNull(r);
             int index = id == null ? -1 : view.hostIndex(id);
             if (id != null) {

@@ -113,6 +113,14 @@ public final class Diff {
         return moves.isEmpty();
     }
 
+    private int moveCount() {
+        int n = 0;
+        for (List<Move> l : moves.values()) {
+            n += l.size();
+        }
+        return n;
+    }
+
     /** @return how many devices the moves touch */
     public int deviceCount() {
         return moves.size() == 1 ? moves.values().iterator().next().size() : devices().size();
@@ -122,11 +130,7 @@ public final class Diff {
     public Set<DeviceId> devices() {
         Set<DeviceId> d = devices;
         if (d == null) {
-            int n = 0;
-            for (List<Move> l : moves.values()) {
-                n += l.size();
-            }
-            Set<DeviceId> out = new LinkedHashSet<>(capacity(n));
+            Set<DeviceId> out = new LinkedHashSet<>(capacity(moveCount()));
             moves.values().forEach(l -> l.forEach(m -> out.add(m.device())));
             d = java.util.Collections.unmodifiableSet(out);
             devices = d;
@@ -150,12 +154,8 @@ public final class Diff {
             kept.removeAll(left);
             installed = kept;
         }
-        int targets = 0;
-        for (List<Move> l : moves.values()) {
-            targets += l.size();
-        }
         // a list: the record's set drops repeats, keeping the first
-        List<DeviceEntry> uncertain = new ArrayList<>(record.uncertain().size() + left.size() + targets);
+        List<DeviceEntry> uncertain = new ArrayList<>(record.uncertain().size() + left.size() + moveCount());
         uncertain.addAll(record.uncertain());
         uncertain.addAll(left);
         moves.values().forEach(l -> l.forEach(m -> {

@@ -2,6 +2,7 @@ package org.mcast4ai.impl.program;
 
 import org.mcast4ai.api.GroupPlan;
 import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.impl.fabric.FabricView;
 import org.mcast4ai.impl.flow.FlowCookies;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.Ip4Address;
@@ -117,7 +118,7 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static TrafficTreatment treatmentOf(long mask) {
         TrafficTreatment.Builder b = DefaultTrafficTreatment.builder();
         for (long m = mask; m != 0; m &= m - 1) {
-            b.setOutput(PortNumber.portNumber(Long.numberOfTrailingZeros(m)));
+            b.setOutput(FabricView.port(Long.numberOfTrailingZeros(m)));
         }
         return b.build();
     }
@@ -180,7 +181,7 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     // the selector of a cache key: a new group misses the cache on every switch, and building from the key
     // needs no lambda per rule
     private static TrafficSelector selectorOf(long key) {
-        return buildSelector(Ip4Address.valueOf((int) (key >>> 16)), PortNumber.portNumber(key & 0xffff));
+        return buildSelector(Ip4Address.valueOf((int) (key >>> 16)), FabricView.port(key & 0xffff));
     }
 
     private static TrafficSelector buildSelector(IpAddress address, PortNumber inPort) {

@@ -124,7 +124,7 @@ def bridge_args(sw):
     """ovs-vsctl arguments creating one switch's bridge (no ports)."""
     return ["--", "add-br", sw["bridge"],
             "--", "set", "bridge", sw["bridge"], "datapath_type=netdev", "fail_mode=secure",
-            "protocols=OpenFlow13,OpenFlow15",
+            "protocols=OpenFlow13,OpenFlow14,OpenFlow15",
             "other-config:datapath-id=" + sw["dpid"],
             "other-config:disable-in-band=true"]
 

@@ -98,7 +98,7 @@ class PortsTest(unittest.TestCase):
         self.assertEqual(16 + 8, cmd.count(" add-port "))
         self.assertIn("set interface m4leaf1-3 type=patch options:peer=m4spine1-1 ofport_request=3", cmd)
         self.assertIn("set interface m4h1-eth0 ofport_request=1", cmd)
-        self.assertIn("datapath_type=netdev fail_mode=secure protocols=OpenFlow13,OpenFlow15", cmd)
+        self.assertIn("datapath_type=netdev fail_mode=secure protocols=OpenFlow13,OpenFlow14,OpenFlow15", cmd)
 
 
 if __name__ == "__main__":

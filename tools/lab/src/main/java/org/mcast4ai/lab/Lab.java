@@ -56,6 +56,7 @@ public final class Lab implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(groupedThreads("mcast4ai-lab", "audit-%d"));
     private RestServer rest;
     private final PersistentStorageService storage;
+    private final Ofctl ofctl;
 
     /** How the lab stands in for ONOS's providers; the defaults are what {@link #start} uses. */
     public static final class Settings {
@@ -77,7 +78,7 @@ public final class Lab implements AutoCloseable {
         public java.nio.file.Path stateFile;
         /**
          * At most this many flow batches queued one after another are programmed together, stage by stage, one
-         * {@code ovs-ofctl} per switch and stage (1: every batch on its own, as before batching).
+         * bundle per switch and stage (1: every batch on its own, as before batching).
          */
         public int joinedBatches = 512;
         /** Users and roles of the REST API (Karaf's users.properties format); null: ONOS's default onos/rocks. */
@@ -92,6 +93,7 @@ public final class Lab implements AutoCloseable {
 
     private Lab(LabFabric fabric, Ofctl ofctl, Settings settings) {
         this.fabric = fabric;
+        this.ofctl = ofctl;
         this.ovsExecutor = new SwitchQueue("mcast4ai-lab-ovs", settings.joinedBatches);
         LabTopology.State initial;
         try {
@@ -278,5 +280,8 @@ public final class Lab implements AutoCloseable {
         events.close();
         ovsExecutor.shutdown(10_000);
         switchPool.shutdown();
+        if (ofctl instanceof OvsOpenFlow) {
+            ((OvsOpenFlow) ofctl).close();
+        }
     }
 }

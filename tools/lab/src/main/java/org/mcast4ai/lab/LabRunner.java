@@ -82,7 +82,7 @@ public final class LabRunner {
         }
         Lab lab;
         try {
-            lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS, settings);
+            lab = Lab.start(fabric, Ofctl.lab(), port, Lab.COMPONENTS, settings);
         } catch (RuntimeException e) {
             System.err.println("lab-runner: cannot start: " + e.getMessage());
             System.exit(1);

@@ -18,7 +18,10 @@ import java.util.function.Predicate;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs {@code ovs-ofctl -O OpenFlow13} commands, feeding a text file on standard input.
+ * Reaches the lab's switches: {@code ovs-ofctl -O OpenFlow13} commands fed a text file on standard input
+ * ({@link #process()}), or the same commands answered over the lab's own OpenFlow connections
+ * ({@link OvsOpenFlow}). The flow and group services use {@link #bundle} for writes and {@code dump-flows} /
+ * {@code dump-groups} for their audits.
  */
 public interface Ofctl {
 
@@ -88,6 +91,43 @@ public interface Ofctl {
      * @return the result
      */
     Result run(List<String> args, String stdin);
+
+    /**
+     * Applies writes to one bridge as one atomic bundle: all of them or, when the switch refuses one, none.
+     * This default feeds their {@code ovs-ofctl} lines to {@code --bundle add-flows} or {@code add-groups}.
+     *
+     * @param bridge bridge name
+     * @param ops    flow writes or group writes, not both
+     * @return the result; not ok when the switch refused the bundle or a write is not mapped
+     */
+    default Result bundle(String bridge, List<SwitchOp> ops) {
+        if (ops.isEmpty()) {
+            return new Result(0, "", "");
+        }
+        boolean groups = ops.get(0).isGroup();
+        StringBuilder text = new StringBuilder();
+        for (SwitchOp op : ops) {
+            if (op.isGroup() != groups) {
+                return new Result(-1, "", "a bundle holds flow writes or group writes, not both");
+            }
+            try {
+                text.append(op.line()).append('\n');
+            } catch (UnmappedException e) {
+                return new Result(-1, "", e.getMessage());
+            }
+        }
+        return run(List.of("--bundle", groups ? "add-groups" : "add-flows", bridge, "-"), text.toString());
+    }
+
+    /**
+     * Returns the lab's way to its switches: its own OpenFlow connections, unless the environment variable
+     * {@code MCAST4AI_LAB_SWITCHES} is {@code ovs-ofctl} (one process per bundle, the baseline).
+     *
+     * @return the switch access
+     */
+    static Ofctl lab() {
+        return "ovs-ofctl".equals(System.getenv("MCAST4AI_LAB_SWITCHES")) ? process() : new OvsOpenFlow();
+    }
 
     /**
      * Runs one read-only command ({@code dump-flows}, {@code dump-groups}) on several bridges side by side.

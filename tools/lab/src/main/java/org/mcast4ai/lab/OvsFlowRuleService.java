@@ -164,30 +164,26 @@ public class OvsFlowRuleService implements FlowRuleService {
                 held.add(Long.parseUnsignedLong(m.group(1), 16));
             }
             Map<FlowId, FlowEntry> table = entries.getOrDefault(device, Map.of());
-            StringBuilder text = new StringBuilder();
+            List<SwitchOp> repair = new ArrayList<>();
             List<FlowEntry> missing = new ArrayList<>();
             for (FlowEntry e : table.values()) {
                 if (e.state() == FlowEntry.FlowEntryState.ADDED && !held.contains(e.id().value())
                         && !marks.writtenSince(markKey(device, e.id().value()), mark)) {
-                    try {
-                        text.append(OfctlTranslator.addLine(ruleHook.apply(e))).append('\n');
-                        missing.add(e);
-                    } catch (UnmappedException x) {
-                        log.warn("cannot re-install {}: {}", e.id(), x.getMessage());
-                    }
+                    repair.add(SwitchOp.flow(SwitchOp.Kind.ADD_FLOW, ruleHook.apply(e)));
+                    missing.add(e);
                 }
             }
             int unknown = 0;
             for (long cookie : held) {
                 if (!table.containsKey(FlowId.valueOf(cookie)) && !marks.writtenSince(markKey(device, cookie), mark)) {
-                    text.append("delete cookie=0x").append(Long.toHexString(cookie)).append("/-1\n");
+                    repair.add(SwitchOp.deleteCookie(cookie));
                     unknown++;
                 }
             }
-            if (text.length() == 0) {
+            if (repair.isEmpty()) {
                 return;
             }
-            Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+            Ofctl.Result r = ofctl.bundle(bridge, repair);
             if (r.ok()) {
                 reinstalled.addAndGet(missing.size());
                 extraneous.addAndGet(unknown);
@@ -375,21 +371,21 @@ public class OvsFlowRuleService implements FlowRuleService {
     private Void runParts(DeviceId device, List<Part> parts) {
         try {
             List<Part> sendable = new ArrayList<>();
-            StringBuilder text = new StringBuilder();
+            List<SwitchOp> writes = new ArrayList<>();
             for (Part p : parts) {
-                String t = precheck(device, p.ops);
-                if (t == null) {
+                List<SwitchOp> w = precheck(device, p.ops);
+                if (w == null) {
                     markFailed(p);
                     continue;
                 }
                 sendable.add(p);
-                text.append(t);
+                writes.addAll(w);
             }
             if (sendable.isEmpty()) {
                 return null;
             }
             String bridge = bridges.get(device);
-            Ofctl.Result r = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), text.toString());
+            Ofctl.Result r = ofctl.bundle(bridge, writes);
             sendable.forEach(p -> marked(device, p.ops));
             bundles.incrementAndGet();
             if (r.ok()) {
@@ -399,8 +395,7 @@ public class OvsFlowRuleService implements FlowRuleService {
             } else {
                 // a joined bundle is atomic: find the batch that the switch refuses by sending each part alone
                 for (Part p : sendable) {
-                    Ofctl.Result alone = ofctl.run(List.of("--bundle", "add-flows", bridge, "-"), precheck(device,
-                            p.ops));
+                    Ofctl.Result alone = ofctl.bundle(bridge, precheck(device, p.ops));
                     bundles.incrementAndGet();
                     marked(device, p.ops);
                     if (alone.ok()) {
@@ -417,28 +412,33 @@ public class OvsFlowRuleService implements FlowRuleService {
         return null;
     }
 
-    // the bundle text of one part, or null when the part failed before reaching the switch
-    private String precheck(DeviceId device, List<FlowRuleOperation> ops) {
-        String bridge = bridges.get(device);
-        if (bridge == null) {
+    // the writes of one part, or null when the part failed before reaching the switch; a rule that is not mapped
+    // makes the switch access refuse the bundle (atomic: the device's whole part fails)
+    private List<SwitchOp> precheck(DeviceId device, List<FlowRuleOperation> ops) {
+        if (!bridges.containsKey(device)) {
             return failText(ops, "device " + device + " is not in the lab fabric");
         }
         if (!available.test(device)) {
             return failText(ops, "device " + device + " is not connected");
         }
-        StringBuilder text = new StringBuilder();
+        List<SwitchOp> writes = new ArrayList<>(ops.size());
         for (FlowRuleOperation op : ops) {
-            try {
-                text.append(line(op)).append('\n');
-            } catch (UnmappedException e) {
-                // the bundle is atomic: one untranslatable rule fails the device's whole part
-                return failText(ops, e.getMessage());
+            switch (op.type()) {
+                case ADD:
+                    writes.add(SwitchOp.flow(SwitchOp.Kind.ADD_FLOW, ruleHook.apply(op.rule())));
+                    break;
+                case MODIFY:
+                    writes.add(SwitchOp.flow(SwitchOp.Kind.MODIFY_FLOW, ruleHook.apply(op.rule())));
+                    break;
+                default:
+                    writes.add(SwitchOp.flow(SwitchOp.Kind.DELETE_FLOW, op.rule()));
+                    break;
             }
         }
-        return text.toString();
+        return writes;
     }
 
-    private String failText(List<FlowRuleOperation> ops, String message) {
+    private List<SwitchOp> failText(List<FlowRuleOperation> ops, String message) {
         fail(ops, message);
         return null;
     }
@@ -470,19 +470,6 @@ public class OvsFlowRuleService implements FlowRuleService {
                 listeners.process(new FlowRuleEvent(op.type() == FlowRuleOperation.Type.ADD
                         ? FlowRuleEvent.Type.RULE_ADDED : FlowRuleEvent.Type.RULE_UPDATED, rule));
             }
-        }
-    }
-
-    private String line(FlowRuleOperation op) throws UnmappedException {
-        switch (op.type()) {
-            case ADD:
-                return OfctlTranslator.addLine(ruleHook.apply(op.rule()));
-            case MODIFY:
-                return OfctlTranslator.modifyLine(ruleHook.apply(op.rule()));
-            case REMOVE:
-                return OfctlTranslator.deleteLine(op.rule());
-            default:
-                throw new UnmappedException("flow rule operation " + op.type() + " is not mapped");
         }
     }
 

@@ -147,7 +147,7 @@ public class OvsGroupService implements GroupService {
             }
             Map<GroupKey, DefaultGroup> table = groups.getOrDefault(device, Map.of());
             java.util.Set<Integer> known = new java.util.HashSet<>();
-            StringBuilder text = new StringBuilder();
+            List<SwitchOp> repair = new ArrayList<>();
             List<DefaultGroup> confirmed = new ArrayList<>();
             List<DefaultGroup> seen = new ArrayList<>();
             List<DefaultGroup> retried = new ArrayList<>();
@@ -165,24 +165,20 @@ public class OvsGroupService implements GroupService {
                         && !marks.writtenSince(device + "/" + g.id().id(), mark)) {
                     // (one written since the read began is left to the next poll: the read may predate it)
                     // (ONOS retries a PENDING_ADD one too; here a group the switch refused would fail the bundle)
-                    try {
-                        text.append("add ").append(OfctlTranslator.group(g.id().id(), g)).append('\n');
-                        retried.add(g);
-                        missing++;
-                    } catch (UnmappedException x) {
-                        log.warn("cannot re-install group {}: {}", g.id(), x.getMessage());
-                    }
+                    repair.add(SwitchOp.group(SwitchOp.Kind.ADD_GROUP, g.id().id(), g));
+                    retried.add(g);
+                    missing++;
                 }
             }
             int unknown = 0;
             for (int id : held) {
                 if (!known.contains(id) && !marks.writtenSince(device + "/" + id, mark)) {
-                    text.append("delete group_id=").append(Integer.toUnsignedString(id)).append('\n');
+                    repair.add(SwitchOp.group(SwitchOp.Kind.DELETE_GROUP, id, null));
                     unknown++;
                 }
             }
-            if (text.length() > 0) {
-                Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), text.toString());
+            if (!repair.isEmpty()) {
+                Ofctl.Result r = ofctl.bundle(bridge, repair);
                 if (r.ok()) {
                     // as ONOS's groupMissing: sent again at once, PENDING_ADD_RETRY until the next poll finds it
                     retried.forEach(g -> g.setState(Group.GroupState.PENDING_ADD_RETRY));
@@ -223,11 +219,11 @@ public class OvsGroupService implements GroupService {
             int id = desc.givenGroupId() != null ? desc.givenGroupId()
                     : nextId.computeIfAbsent(desc.deviceId(), d -> new AtomicInteger(0x1000)).getAndIncrement();
             DefaultGroup group = new DefaultGroup(GroupId.valueOf(id), desc);
-            String error = program(desc.deviceId(), "add", id, desc);
+            String error = program(desc.deviceId(), SwitchOp.Kind.ADD_GROUP, id, desc);
             if (error != null && error.contains("OFPGMFC_GROUP_EXISTS")) {
                 // ONOS's group store takes GROUP_EXISTS for a pending add as ADDED (when the buckets match): a
                 // group left on a switch by an earlier controller is adopted, written with the buckets asked for
-                error = program(desc.deviceId(), "modify", id, desc);
+                error = program(desc.deviceId(), SwitchOp.Kind.MODIFY_GROUP, id, desc);
             }
             if (error == null) {
                 groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
@@ -245,7 +241,7 @@ public class OvsGroupService implements GroupService {
         });
     }
 
-    private String program(DeviceId device, String verb, int id, GroupDescription desc) {
+    private String program(DeviceId device, SwitchOp.Kind kind, int id, GroupDescription desc) {
         String bridge = bridges.get(device);
         if (bridge == null) {
             return "device " + device + " is not in the lab fabric";
@@ -253,14 +249,7 @@ public class OvsGroupService implements GroupService {
         if (!available.test(device)) {
             return "device " + device + " is not connected";
         }
-        String line;
-        try {
-            line = verb + " " + (desc == null ? "group_id=" + Integer.toUnsignedString(id)
-                    : OfctlTranslator.group(id, desc));
-        } catch (UnmappedException e) {
-            return e.getMessage();
-        }
-        Ofctl.Result r = ofctl.run(List.of("--bundle", "add-groups", bridge, "-"), line + "\n");
+        Ofctl.Result r = ofctl.bundle(bridge, List.of(SwitchOp.group(kind, id, desc)));
         marks.wrote(device + "/" + id);
         return r.ok() ? null : bridge + " refused the group: " + r.errors();
     }
@@ -288,7 +277,7 @@ public class OvsGroupService implements GroupService {
                     new GroupBuckets(change.apply(new ArrayList<>(old.buckets().buckets()))), key,
                     old.id().id(), old.appId());
             DefaultGroup updated = new DefaultGroup(old.id(), desc);
-            String error = program(deviceId, "modify", old.id().id(), desc);
+            String error = program(deviceId, SwitchOp.Kind.MODIFY_GROUP, old.id().id(), desc);
             if (error == null) {
                 updated.setState(Group.GroupState.ADDED);
                 Map<GroupKey, DefaultGroup> table = groups.get(deviceId);
@@ -333,7 +322,7 @@ public class OvsGroupService implements GroupService {
             if (old == null) {
                 return;
             }
-            String error = program(deviceId, "delete", old.id().id(), null);
+            String error = program(deviceId, SwitchOp.Kind.DELETE_GROUP, old.id().id(), null);
             if (error == null) {
                 groups.get(deviceId).remove(appCookie);
                 old.setState(Group.GroupState.PENDING_DELETE);

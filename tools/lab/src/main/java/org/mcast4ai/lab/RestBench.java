@@ -62,7 +62,7 @@ public final class RestBench {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        try (Lab lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS)) {
+        try (Lab lab = Lab.start(fabric, Ofctl.lab(), port, Lab.COMPONENTS)) {
             new RestBench(lab.base(), fabric).run(seconds);
         }
     }

@@ -81,7 +81,7 @@ public final class SetupBench {
             }
             Lab.Settings settings = new Lab.Settings();
             settings.joinedBatches = Integer.parseInt(opts.getOrDefault("--joined-batches", "512"));
-            lab = Lab.start(fabric, Ofctl.process(), port, Lab.COMPONENTS, settings);
+            lab = Lab.start(fabric, Ofctl.lab(), port, Lab.COMPONENTS, settings);
             base = lab.base();
         }
         try {
@@ -277,8 +277,8 @@ public final class SetupBench {
         int max = 0;
         int gsum = 0;
         for (LabFabric.Switch s : fabric.switches()) {
-            int f = count(Ofctl.process().run(List.of("dump-flows", s.bridge()), null), "cookie=");
-            int g = count(Ofctl.process().run(List.of("dump-groups", s.bridge()), null), "group_id=");
+            int f = count(Ofctl.lab().run(List.of("dump-flows", s.bridge()), null), "cookie=");
+            int g = count(Ofctl.lab().run(List.of("dump-groups", s.bridge()), null), "group_id=");
             flows.put(s.name(), f);
             groups.put(s.name(), g);
             sum += f;

@@ -89,8 +89,8 @@ class BitmapOvsTest {
         }
         fabric = LabFabric.read(fabricFile);
         executor = Executors.newSingleThreadExecutor();
-        flows = new OvsFlowRuleService(fabric, Ofctl.process(), executor);
-        OvsGroupService groups = new OvsGroupService(fabric, Ofctl.process(), executor);
+        flows = new OvsFlowRuleService(fabric, Ofctl.lab(), executor);
+        OvsGroupService groups = new OvsGroupService(fabric, Ofctl.lab(), executor);
         programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0, BitmapPlanner.DEFAULT_CHAIN_BASE);
         FabricSnapshot snapshot = BitmapLab.snapshot(fabric);
         layout = BitmapLayout.of(snapshot);

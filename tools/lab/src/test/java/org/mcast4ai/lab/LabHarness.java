@@ -264,7 +264,7 @@ final class LabHarness {
                     throw new AssertionError("fabric up failed: " + r.out);
                 }
                 l.settings = settings;
-                l.lab = Lab.start(LabFabric.read(l.fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS, settings);
+                l.lab = Lab.start(LabFabric.read(l.fabricFile), Ofctl.lab(), freePort(), Lab.COMPONENTS, settings);
                 l.rest = new Rest(l.lab.base());
                 return l;
             } catch (Exception | Error e) {
@@ -287,7 +287,7 @@ final class LabHarness {
          * @throws Exception if it cannot start
          */
         void startRunner() throws Exception {
-            lab = Lab.start(LabFabric.read(fabricFile), Ofctl.process(), freePort(), Lab.COMPONENTS, settings);
+            lab = Lab.start(LabFabric.read(fabricFile), Ofctl.lab(), freePort(), Lab.COMPONENTS, settings);
             rest = new Rest(lab.base());
         }
 

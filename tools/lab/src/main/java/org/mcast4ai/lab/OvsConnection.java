@@ -322,7 +322,8 @@ final class OvsConnection implements Closeable {
         synchronized (p) {
             p.replies.add(m);
         }
-        boolean more = m instanceof OFStatsReply && ((OFStatsReply) m).getFlags().contains(OFStatsReplyFlags.REPLY_MORE);
+        boolean more = m instanceof OFStatsReply
+                && ((OFStatsReply) m).getFlags().contains(OFStatsReplyFlags.REPLY_MORE);
         if (!more) {
             p.done.complete(p.replies);
         }

@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
 /**
- * FlowRuleService that programs the lab's Open vSwitch bridges with {@code ovs-ofctl}.
+ * FlowRuleService that programs the lab's Open vSwitch bridges through an {@link Ofctl} (the lab's OpenFlow
+ * connections, {@link OvsOpenFlow}, or {@code ovs-ofctl} processes).
  *
  * <p>Each stage of a {@link FlowRuleOperations} batch becomes ONE atomic OpenFlow bundle per bridge
  * ({@code ovs-ofctl -O OpenFlow13 --bundle add-flows BRIDGE -} with {@code add},

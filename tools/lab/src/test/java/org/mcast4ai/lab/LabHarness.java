@@ -134,6 +134,19 @@ final class LabHarness {
             return r.body().isBlank() ? MAPPER.createObjectNode() : MAPPER.readTree(r.body());
         }
 
+        // the status of a call that may answer any of several codes
+        int status(String method, String path, String body, int... accepted) throws Exception {
+            HttpRequest request = LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
+                    Duration.ofSeconds(20)).header("Accept", "application/json").build();
+            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            for (int a : accepted) {
+                if (r.statusCode() == a) {
+                    return a;
+                }
+            }
+            throw new AssertionError(method + " " + path + " -> " + r.statusCode() + " " + r.body());
+        }
+
         JsonNode await(long id, long timeoutMs) throws Exception {
             long deadline = System.currentTimeMillis() + timeoutMs;
             JsonNode g;

@@ -83,6 +83,16 @@ public interface Ofctl {
         }
     }
 
+    /** Hears the flows a bridge removed (OFPT_FLOW_REMOVED), on a connection's reader thread. */
+    interface FlowRemoved {
+        /**
+         * @param bridge the bridge
+         * @param cookie the removed flow's cookie (the lab's flow id)
+         * @param reason why, as the switch names it (DELETE, GROUP_DELETE, IDLE_TIMEOUT, ...)
+         */
+        void removed(String bridge, long cookie, String reason);
+    }
+
     /**
      * Runs {@code ovs-ofctl -O OpenFlow13 <args>} with the given standard input.
      *
@@ -120,13 +130,32 @@ public interface Ofctl {
     }
 
     /**
+     * Tells a listener about every flow a bridge removes (OFPT_FLOW_REMOVED for flows added with
+     * {@code send_flow_rem}), as ONOS's OpenFlow provider tells FlowRuleManager. Only a switch access that holds
+     * connections hears them; with this default nothing is heard and repairs wait for the audit.
+     *
+     * @param listener called with the bridge, the flow's cookie and the reason, on a connection's thread
+     */
+    default void onFlowRemoved(FlowRemoved listener) {
+    }
+
+    /**
      * Returns the lab's way to its switches: its own OpenFlow connections, unless the environment variable
      * {@code MCAST4AI_LAB_SWITCHES} is {@code ovs-ofctl} (one process per bundle, the baseline).
      *
      * @return the switch access
      */
     static Ofctl lab() {
-        return "ovs-ofctl".equals(System.getenv("MCAST4AI_LAB_SWITCHES")) ? process() : new OvsOpenFlow();
+        return labUsesProcesses() ? process() : new OvsOpenFlow();
+    }
+
+    /**
+     * Says whether {@link #lab()} chose {@code ovs-ofctl} processes, which hear no flow removals.
+     *
+     * @return true when {@code MCAST4AI_LAB_SWITCHES} is {@code ovs-ofctl}
+     */
+    static boolean labUsesProcesses() {
+        return "ovs-ofctl".equals(System.getenv("MCAST4AI_LAB_SWITCHES"));
     }
 
     /**

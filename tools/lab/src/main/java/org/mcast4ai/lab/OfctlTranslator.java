@@ -22,7 +22,10 @@ import org.onosproject.net.group.GroupDescription;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+
+import static org.mcast4ai.lab.MappingRules.describe;
 
 /**
  * Translates ONOS flow rules and group descriptions to {@code ovs-ofctl} (OpenFlow 1.3) text.
@@ -80,11 +83,12 @@ public final class OfctlTranslator {
      * Returns the {@code add} line of a flow rule for {@code ovs-ofctl add-flows}.
      *
      * @param rule flow rule
-     * @return e.g. {@code add table=0,priority=100,cookie=0x1,in_port=1,actions=output:2}
+     * @return e.g. {@code add table=0,priority=100,cookie=0x1,in_port=1,send_flow_rem,actions=output:2}
      * @throws UnmappedException if the rule uses something not mapped
      */
     public static String addLine(FlowRule rule) throws UnmappedException {
-        StringBuilder sb = new StringBuilder("add ").append(match(rule, false));
+        // send_flow_rem as ONOS's OpenFlow provider sets it: the switch reports a flow deleted around the lab
+        StringBuilder sb = new StringBuilder("add ").append(match(rule, false)).append(",send_flow_rem");
         if (!rule.isPermanent() && rule.timeout() > 0) {
             sb.append(",idle_timeout=").append(rule.timeout());
         }
@@ -297,49 +301,16 @@ public final class OfctlTranslator {
      * @throws UnmappedException if the group type or a bucket action is not mapped
      */
     public static String group(int groupId, GroupDescription desc) throws UnmappedException {
-        String type;
-        switch (desc.type()) {
-            case ALL:
-                type = "all";
-                break;
-            case INDIRECT:
-                type = "indirect";
-                break;
-            case SELECT:
-                type = "select";
-                break;
-            default:
-                throw new UnmappedException("group type " + desc.type() + " is not mapped (group 0x"
-                        + Integer.toHexString(groupId) + " on " + desc.deviceId() + ")");
-        }
+        MappingRules.checkGroup(groupId, desc);
         StringBuilder sb = new StringBuilder("group_id=").append(Integer.toUnsignedString(groupId))
-                .append(",type=").append(type);
-        if (desc.type() == GroupDescription.Type.INDIRECT && desc.buckets().buckets().size() != 1) {
-            throw new UnmappedException("an INDIRECT group needs exactly one bucket (group 0x"
-                    + Integer.toHexString(groupId) + " on " + desc.deviceId() + ")");
-        }
+                .append(",type=").append(desc.type().name().toLowerCase(Locale.ROOT));
         for (GroupBucket b : desc.buckets().buckets()) {
-            if (b.watchPort() != null || b.watchGroup() != null) {
-                throw new UnmappedException("bucket watch port/group is not mapped (group 0x"
-                        + Integer.toHexString(groupId) + ")");
-            }
-            TrafficTreatment t = b.treatment();
-            if (!t.deferred().isEmpty() || t.tableTransition() != null || t.writeMetadata() != null
-                    || t.clearedDeferred()) {
-                throw new UnmappedException("a bucket takes actions only, not " + t + " (group 0x"
-                        + Integer.toHexString(groupId) + ")");
-            }
             sb.append(",bucket=");
             if (desc.type() == GroupDescription.Type.SELECT) {
                 sb.append("weight:").append(b.weight()).append(',');
             }
-            sb.append("actions=").append(instructions(t, null).replace("drop", ""));
+            sb.append("actions=").append(instructions(b.treatment(), null).replace("drop", ""));
         }
         return sb.toString();
-    }
-
-    private static String describe(FlowRule rule) {
-        return rule == null ? "group bucket"
-                : rule.deviceId() + " table " + rule.tableId() + " id 0x" + Long.toHexString(rule.id().value());
     }
 }

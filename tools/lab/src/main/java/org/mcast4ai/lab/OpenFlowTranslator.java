@@ -22,7 +22,9 @@ import org.onosproject.net.group.GroupDescription;
 import org.projectfloodlight.openflow.protocol.OFBucket;
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFFlowAdd;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.protocol.OFMessage;
@@ -46,7 +48,10 @@ import org.projectfloodlight.openflow.types.TransportPort;
 import org.projectfloodlight.openflow.types.U64;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+
+import static org.mcast4ai.lab.MappingRules.describe;
 
 /**
  * Translates the lab's switch writes ({@link SwitchOp}) to OpenFlow 1.4 messages, the mapping of
@@ -100,6 +105,9 @@ public final class OpenFlowTranslator {
         if (!withActions) {
             // strict delete: only the flow with this cookie (ovs-ofctl's cookie=0xID/-1)
             return b.setCookieMask(U64.NO_MASK).build();
+        }
+        if (b instanceof OFFlowAdd.Builder) {
+            b.setFlags(EnumSet.of(OFFlowModFlags.SEND_FLOW_REM));
         }
         if (!rule.isPermanent() && rule.timeout() > 0) {
             b.setIdleTimeout(rule.timeout());
@@ -278,46 +286,14 @@ public final class OpenFlowTranslator {
     private static OFGroupMod groupMod(OFGroupMod.Builder b, SwitchOp op, long xid) throws UnmappedException {
         GroupDescription desc = op.groupDescription();
         int groupId = op.groupId();
-        OFGroupType type;
-        switch (desc.type()) {
-            case ALL:
-                type = OFGroupType.ALL;
-                break;
-            case INDIRECT:
-                type = OFGroupType.INDIRECT;
-                break;
-            case SELECT:
-                type = OFGroupType.SELECT;
-                break;
-            default:
-                throw new UnmappedException("group type " + desc.type() + " is not mapped (group 0x"
-                        + Integer.toHexString(groupId) + " on " + desc.deviceId() + ")");
-        }
-        if (desc.type() == GroupDescription.Type.INDIRECT && desc.buckets().buckets().size() != 1) {
-            throw new UnmappedException("an INDIRECT group needs exactly one bucket (group 0x"
-                    + Integer.toHexString(groupId) + " on " + desc.deviceId() + ")");
-        }
+        MappingRules.checkGroup(groupId, desc);
         List<OFBucket> buckets = new ArrayList<>();
         for (GroupBucket gb : desc.buckets().buckets()) {
-            if (gb.watchPort() != null || gb.watchGroup() != null) {
-                throw new UnmappedException("bucket watch port/group is not mapped (group 0x"
-                        + Integer.toHexString(groupId) + ")");
-            }
-            TrafficTreatment t = gb.treatment();
-            if (!t.deferred().isEmpty() || t.tableTransition() != null || t.writeMetadata() != null
-                    || t.clearedDeferred()) {
-                throw new UnmappedException("a bucket takes actions only, not " + t + " (group 0x"
-                        + Integer.toHexString(groupId) + ")");
-            }
-            buckets.add(OF.buildBucket().setActions(actions(t.immediate(), null))
+            buckets.add(OF.buildBucket().setActions(actions(gb.treatment().immediate(), null))
                     .setWeight(desc.type() == GroupDescription.Type.SELECT ? gb.weight() : 0)
                     .setWatchPort(OFPort.ANY).setWatchGroup(OFGroup.ANY).build());
         }
+        OFGroupType type = OFGroupType.valueOf(desc.type().name());
         return b.setXid(xid).setGroup(OFGroup.of(groupId)).setGroupType(type).setBuckets(buckets).build();
-    }
-
-    private static String describe(FlowRule rule) {
-        return rule == null ? "group bucket"
-                : rule.deviceId() + " table " + rule.tableId() + " id 0x" + Long.toHexString(rule.id().value());
     }
 }

@@ -13,6 +13,7 @@ import org.projectfloodlight.openflow.protocol.OFBundleFlags;
 import org.projectfloodlight.openflow.protocol.OFEchoRequest;
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.errormsg.OFFlowModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFGroupModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFHello;
@@ -57,6 +58,8 @@ import static org.mcast4ai.lab.OpenFlowTranslator.OF;
 final class OvsConnection implements Closeable {
 
     private static final long TIMEOUT_MS = 15_000;
+    // every reason Open vSwitch 3.x reports: idle and hard timeout, delete, group delete, meter delete, eviction
+    private static final int FLOW_REMOVED_REASONS = 0x3f;
     private static final Set<OFBundleFlags> BUNDLE_FLAGS = EnumSet.of(OFBundleFlags.ATOMIC, OFBundleFlags.ORDERED);
 
     private final String bridge;
@@ -66,7 +69,9 @@ final class OvsConnection implements Closeable {
     private final AtomicInteger bundleIds = new AtomicInteger(1);
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final CompletableFuture<Void> hello = new CompletableFuture<>();
+    private final Ofctl.FlowRemoved removed;
     private volatile String failure;
+
 
     /** Messages answering one request: done at its reply, its last multipart part or an error. */
     private static final class Pending {
@@ -74,9 +79,10 @@ final class OvsConnection implements Closeable {
         final CompletableFuture<List<OFMessage>> done = new CompletableFuture<>();
     }
 
-    private OvsConnection(String bridge, SocketChannel channel) {
+    private OvsConnection(String bridge, SocketChannel channel, Ofctl.FlowRemoved removed) {
         this.bridge = bridge;
         this.channel = channel;
+        this.removed = removed;
         this.reader = new Thread(this::readLoop, "mcast4ai-lab-of-" + bridge);
         reader.setDaemon(true);
     }
@@ -85,11 +91,12 @@ final class OvsConnection implements Closeable {
      * Connects to a bridge and negotiates OpenFlow 1.4.
      *
      * @param bridge bridge name
-     * @param rundir Open vSwitch's run directory
+     * @param rundir  Open vSwitch's run directory
+     * @param removed hears the flows the bridge removes
      * @return the connection
      * @throws IOException if the socket cannot be reached or the bridge does not speak OpenFlow 1.4
      */
-    static OvsConnection open(String bridge, Path rundir) throws IOException {
+    static OvsConnection open(String bridge, Path rundir, Ofctl.FlowRemoved removed) throws IOException {
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             ch.connect(UnixDomainSocketAddress.of(rundir.resolve(bridge + ".mgmt")));
@@ -97,11 +104,18 @@ final class OvsConnection implements Closeable {
             ch.close();
             throw e;
         }
-        OvsConnection c = new OvsConnection(bridge, ch);
+        OvsConnection c = new OvsConnection(bridge, ch, removed);
         c.reader.start();
         try {
             c.write(List.of(OF.buildHello().setXid(0).build()));
             c.hello.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            // Open vSwitch sends a service connection asynchronous messages (here FLOW_REMOVED) only once it set a
+            // miss_send_len; only flow removals are asked for
+            c.write(List.of(OF.buildSetConfig().setXid(c.xid()).setMissSendLen(0xffff).build(),
+                    OF.buildAsyncSet().setXid(c.xid()).setProperties(List.of(
+                            OF.asyncConfigPropPacketInMaster(0), OF.asyncConfigPropPortStatusMaster(0),
+                            OF.asyncConfigPropFlowRemovedMaster(FLOW_REMOVED_REASONS)))
+                            .build()));
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             c.close();
             if (e instanceof InterruptedException) {
@@ -309,6 +323,11 @@ final class OvsConnection implements Closeable {
             return;
         }
         if (m == null || m instanceof OFHello) {
+            return;
+        }
+        if (m instanceof OFFlowRemoved) {
+            OFFlowRemoved r = (OFFlowRemoved) m;
+            removed.removed(bridge, r.getCookie().getValue(), String.valueOf(r.getReason()));
             return;
         }
         if (m.getType() == OFType.ECHO_REQUEST) {

@@ -66,6 +66,7 @@ public class OvsFlowRuleService implements FlowRuleService {
     private final AtomicLong reinstalled = new AtomicLong();
     private final AtomicLong extraneous = new AtomicLong();
     private final WriteMarks<String> marks = new WriteMarks<>();
+    private final FlowRemovalRepair removals;
 
     /**
      * Creates the service.
@@ -76,11 +77,7 @@ public class OvsFlowRuleService implements FlowRuleService {
      *                 of a stage are then programmed one after another
      */
     public OvsFlowRuleService(LabFabric fabric, Ofctl ofctl, Executor executor) {
-        this.bridges = fabric.switches().stream().collect(Collectors.toMap(
-                s -> DeviceId.deviceId(s.deviceId()), LabFabric.Switch::bridge));
-        this.ofctl = ofctl;
-        this.executor = executor;
-        this.switchPool = Runnable::run;
+        this(fabric, ofctl, executor, Runnable::run);
     }
 
     /**
@@ -97,6 +94,9 @@ public class OvsFlowRuleService implements FlowRuleService {
         this.ofctl = ofctl;
         this.executor = executor;
         this.switchPool = switchPool;
+        this.removals = new FlowRemovalRepair(bridges, ofctl, executor, d -> entries.getOrDefault(d, Map.of()),
+                d -> available.test(d), r -> ruleHook.apply(r), marks);
+        ofctl.onFlowRemoved(removals);
     }
 
     /**
@@ -144,6 +144,11 @@ public class OvsFlowRuleService implements FlowRuleService {
     /** @return flows the audit installed again because their switch had lost them */
     public long reinstalledCount() {
         return reinstalled.get();
+    }
+
+    /** @return flows applied again at once because their switch reported them removed (FLOW_REMOVED) */
+    public long reappliedCount() {
+        return removals.reappliedCount();
     }
 
     /** @return flows the audit deleted because the store did not know them */
@@ -202,7 +207,7 @@ public class OvsFlowRuleService implements FlowRuleService {
         ops.forEach(op -> marks.wrote(markKey(device, op.rule().id().value())));
     }
 
-    private static String markKey(DeviceId device, long flowId) {
+    static String markKey(DeviceId device, long flowId) {
         return device + "/" + flowId;
     }
 

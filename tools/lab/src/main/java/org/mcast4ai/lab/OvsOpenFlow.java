@@ -15,8 +15,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import static org.mcast4ai.lab.OpenFlowTranslator.OF;
 
@@ -32,6 +34,7 @@ public final class OvsOpenFlow implements Ofctl {
     private final Path rundir;
     private final Ofctl fallback = Ofctl.process();
     private final Map<String, OvsConnection> connections = new ConcurrentHashMap<>();
+    private volatile FlowRemoved removed = (bridge, cookie, reason) -> { };
 
     /** Connects to the bridges in {@code $OVS_RUNDIR}, else {@code /var/run/openvswitch}. */
     public OvsOpenFlow() {
@@ -71,6 +74,11 @@ public final class OvsOpenFlow implements Ofctl {
     }
 
     @Override
+    public void onFlowRemoved(FlowRemoved listener) {
+        this.removed = listener;
+    }
+
+    @Override
     public Result run(List<String> args, String stdin) {
         if (args.size() == 2 && ("dump-flows".equals(args.get(0)) || "dump-groups".equals(args.get(0)))) {
             try {
@@ -84,36 +92,36 @@ public final class OvsOpenFlow implements Ofctl {
 
     private Result dumpFlows(String bridge) throws IOException {
         OvsConnection c = connection(bridge);
-        List<OFMessage> replies = c.request(OF.buildFlowStatsRequest().setXid(c.xid()).setTableId(TableId.ALL)
+        return dump(c.request(OF.buildFlowStatsRequest().setXid(c.xid()).setTableId(TableId.ALL)
                 .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(U64.ZERO).setCookieMask(U64.ZERO)
-                .setMatch(OF.buildMatch().build()).build());
-        StringBuilder out = new StringBuilder();
-        for (OFMessage m : replies) {
-            if (m instanceof OFErrorMsg) {
-                return new Result(1, "", OvsConnection.describe(m));
-            }
-            for (OFFlowStatsEntry e : ((OFFlowStatsReply) m).getEntries()) {
-                out.append(" cookie=0x").append(Long.toHexString(e.getCookie().getValue()))
-                        .append(", table=").append(e.getTableId().getValue())
-                        .append(", priority=").append(e.getPriority()).append('\n');
-            }
-        }
-        return new Result(0, out.toString(), "");
+                .setMatch(OF.buildMatch().build()).build()), (m, out) -> {
+                    for (OFFlowStatsEntry e : ((OFFlowStatsReply) m).getEntries()) {
+                        out.append(" cookie=0x").append(Long.toHexString(e.getCookie().getValue()))
+                                .append(", table=").append(e.getTableId().getValue())
+                                .append(", priority=").append(e.getPriority()).append('\n');
+                    }
+                });
     }
 
     private Result dumpGroups(String bridge) throws IOException {
         OvsConnection c = connection(bridge);
-        List<OFMessage> replies = c.request(OF.buildGroupDescStatsRequest().setXid(c.xid()).build());
+        return dump(c.request(OF.buildGroupDescStatsRequest().setXid(c.xid()).build()), (m, out) -> {
+            for (OFGroupDescStatsEntry e : ((OFGroupDescStatsReply) m).getEntries()) {
+                out.append(" group_id=").append(Integer.toUnsignedString(e.getGroup().getGroupNumber()))
+                        .append(",type=").append(e.getGroupType().toString().toLowerCase(Locale.ROOT))
+                        .append(",buckets=").append(e.getBuckets().size()).append('\n');
+            }
+        });
+    }
+
+    // the parts of a multipart reply as ovs-ofctl's lines, or the switch's error
+    private static Result dump(List<OFMessage> replies, BiConsumer<OFMessage, StringBuilder> lines) {
         StringBuilder out = new StringBuilder();
         for (OFMessage m : replies) {
             if (m instanceof OFErrorMsg) {
                 return new Result(1, "", OvsConnection.describe(m));
             }
-            for (OFGroupDescStatsEntry e : ((OFGroupDescStatsReply) m).getEntries()) {
-                out.append(" group_id=").append(Integer.toUnsignedString(e.getGroup().getGroupNumber()))
-                        .append(",type=").append(e.getGroupType().toString().toLowerCase())
-                        .append(",buckets=").append(e.getBuckets().size()).append('\n');
-            }
+            lines.accept(m, out);
         }
         return new Result(0, out.toString(), "");
     }
@@ -128,7 +136,7 @@ public final class OvsOpenFlow implements Ofctl {
             c = connections.get(bridge);
             if (c == null || !c.isOpen()) {
                 try {
-                    c = OvsConnection.open(bridge, rundir);
+                    c = OvsConnection.open(bridge, rundir, (b, cookie, reason) -> removed.removed(b, cookie, reason));
                 } catch (IOException e) {
                     throw new IOException("cannot connect to " + bridge + ": " + e.getMessage(), e);
                 }

@@ -91,7 +91,7 @@ class OfctlTranslatorTest {
                                   .build(),
                           DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(5)).build());
         assertEquals("add " + prefix(r) + ",dl_dst=01:00:5E:00:00:00/FF:FF:FF:80:00:00"
-                             + ",dl_src=02:00:00:00:00:00/FF:00:00:00:00:00,actions=output:5",
+                             + ",dl_src=02:00:00:00:00:00/FF:00:00:00:00:00,send_flow_rem,actions=output:5",
                      OfctlTranslator.addLine(r));
     }
 

@@ -108,7 +108,8 @@ final class FlowRemovalRepair implements Ofctl.FlowRemoved {
         int applied = 0;
         if (r.ok()) {
             applied = again.size();
-        } else if (again.size() > 1) {
+        } else if (again.size() > 1 && r.exitCode() == 1) {
+            // the bridge refused the bundle (not a lost connection): send each flow on its own
             for (SwitchOp op : ops.values()) {
                 if (ofctl.bundle(bridge, List.of(op)).ok()) {
                     applied++;

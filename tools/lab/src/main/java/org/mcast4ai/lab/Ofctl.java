@@ -114,12 +114,12 @@ public interface Ofctl {
         if (ops.isEmpty()) {
             return new Result(0, "", "");
         }
+        if (!oneKind(ops)) {
+            return new Result(-1, "", MIXED);
+        }
         boolean groups = ops.get(0).isGroup();
         StringBuilder text = new StringBuilder();
         for (SwitchOp op : ops) {
-            if (op.isGroup() != groups) {
-                return new Result(-1, "", "a bundle holds flow writes or group writes, not both");
-            }
             try {
                 text.append(op.line()).append('\n');
             } catch (UnmappedException e) {
@@ -127,6 +127,20 @@ public interface Ofctl {
             }
         }
         return run(List.of("--bundle", groups ? "add-groups" : "add-flows", bridge, "-"), text.toString());
+    }
+
+    /** Why a bundle that mixes flow and group writes is refused. */
+    String MIXED = "a bundle holds flow writes or group writes, not both";
+
+    /**
+     * Says whether writes may share one bundle: OpenFlow bundles flow-mods or group-mods, and ovs-ofctl one of
+     * {@code add-flows} or {@code add-groups}.
+     *
+     * @param ops writes
+     * @return true when they are all flow writes or all group writes
+     */
+    static boolean oneKind(List<SwitchOp> ops) {
+        return ops.stream().allMatch(op -> op.isGroup() == ops.get(0).isGroup());
     }
 
     /**

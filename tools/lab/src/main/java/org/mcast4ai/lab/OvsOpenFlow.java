@@ -58,10 +58,10 @@ public final class OvsOpenFlow implements Ofctl {
         try {
             OvsConnection c = connection(bridge);
             List<OFMessage> messages = new ArrayList<>(ops.size());
+            if (!Ofctl.oneKind(ops)) {
+                return new Result(-1, "", Ofctl.MIXED);
+            }
             for (SwitchOp op : ops) {
-                if (op.isGroup() != ops.get(0).isGroup()) {
-                    return new Result(-1, "", "a bundle holds flow writes or group writes, not both");
-                }
                 messages.add(OpenFlowTranslator.message(op, c.xid()));
             }
             String refused = c.bundle(messages);

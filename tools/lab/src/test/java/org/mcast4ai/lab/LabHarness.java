@@ -125,9 +125,7 @@ final class LabHarness {
         }
 
         JsonNode call(String method, String path, String body, int expectStatus) throws Exception {
-            HttpRequest request = LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
-                    Duration.ofSeconds(20)).header("Accept", "application/json").build();
-            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = send(method, path, body);
             if (r.statusCode() != expectStatus) {
                 throw new AssertionError(method + " " + path + " -> " + r.statusCode() + " " + r.body());
             }
@@ -136,15 +134,19 @@ final class LabHarness {
 
         // the status of a call that may answer any of several codes
         int status(String method, String path, String body, int... accepted) throws Exception {
-            HttpRequest request = LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
-                    Duration.ofSeconds(20)).header("Accept", "application/json").build();
-            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = send(method, path, body);
             for (int a : accepted) {
                 if (r.statusCode() == a) {
                     return a;
                 }
             }
             throw new AssertionError(method + " " + path + " -> " + r.statusCode() + " " + r.body());
+        }
+
+        private HttpResponse<String> send(String method, String path, String body) throws Exception {
+            HttpRequest request = LabHttp.request(base, method, path, body, LabRealm.defaultAdmin(),
+                    Duration.ofSeconds(20)).header("Accept", "application/json").build();
+            return client.send(request, HttpResponse.BodyHandlers.ofString());
         }
 
         JsonNode await(long id, long timeoutMs) throws Exception {

@@ -1,5 +1,6 @@
 package org.mcast4ai.impl;
 
+import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.TestFabric;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,18 +13,10 @@ import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.StateChange;
-import org.onosproject.net.DeviceId;
-import org.onosproject.net.flow.FlowId;
-import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -39,42 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class InstallerLanesTest {
     private final ExecutorService switches = Executors.newFixedThreadPool(3);
-    private final Switches flows = new Switches();
+    // acknowledged on other threads, as ONOS answers after the switches' barriers
+    private final FakeFlowRuleService flows = new FakeFlowRuleService().autoAck(true).acknowledgeOn(switches)
+            .recording(false);
     private ManagerHarness h;
-
-    /** Applies batches on other threads, keyed by device and flow id; a removal of an unknown id is an error. */
-    private final class Switches extends FlowRuleServiceAdapter {
-        final Map<DeviceId, Map<FlowId, Boolean>> tables = new ConcurrentHashMap<>();
-        final List<String> errors = new ArrayList<>();
-
-        @Override
-        public void apply(FlowRuleOperations ops) {
-            switches.execute(() -> {
-                for (Set<FlowRuleOperation> stage : ops.stages()) {
-                    for (FlowRuleOperation op : stage) {
-                        Map<FlowId, Boolean> t = tables.computeIfAbsent(op.rule().deviceId(),
-                                d -> new ConcurrentHashMap<>());
-                        if (op.type() == FlowRuleOperation.Type.REMOVE) {
-                            if (t.remove(op.rule().id()) == null) {
-                                synchronized (errors) {
-                                    errors.add("no rule " + op.rule().id() + " on " + op.rule().deviceId());
-                                }
-                            }
-                        } else {
-                            t.put(op.rule().id(), true);
-                        }
-                    }
-                }
-                ops.callback().onSuccess(ops);
-            });
-        }
-
-        @Override
-        public org.onosproject.net.flow.FlowEntry getFlowEntry(org.onosproject.net.flow.FlowRule rule) {
-            return tables.getOrDefault(rule.deviceId(), Map.of()).containsKey(rule.id())
-                    ? new org.onosproject.net.flow.DefaultFlowEntry(rule) : null;
-        }
-    }
 
     @AfterEach
     void stop() {
@@ -126,11 +87,11 @@ class InstallerLanesTest {
             t.join();
         }
         await(ids, GroupState.INSTALLED);
-        assertTrue(flows.tables.values().stream().mapToInt(Map::size).sum() > 0);
+        assertTrue(flows.getFlowRuleCount() > 0);
         ids.forEach(h.manager::withdraw);
         await(ids, GroupState.WITHDRAWN);
-        assertEquals(List.of(), flows.errors);
-        assertEquals(0, flows.tables.values().stream().mapToInt(Map::size).sum(), "every rule removed");
+        assertEquals(List.of(), flows.unknownRemovals());
+        assertEquals(0, flows.getFlowRuleCount(), "every rule removed");
         for (P2mpGroupId id : ids) {
             List<GroupState> states = h.get(id).history().stream().map(StateChange::state)
                     .collect(Collectors.toList());

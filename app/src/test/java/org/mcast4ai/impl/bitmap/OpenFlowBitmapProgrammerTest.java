@@ -2,6 +2,7 @@ package org.mcast4ai.impl.bitmap;
 
 import org.mcast4ai.impl.program.Move;
 import org.mcast4ai.impl.program.Programmer;
+import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.FakeGroupService;
 
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,6 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.group.GroupEvent;
 
@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OpenFlowBitmapProgrammerTest {
     private final DefaultApplicationId appId = new DefaultApplicationId(9, "org.mcast4ai");
-    private final Flows flows = new Flows();
+    private final FakeFlowRuleService flows = new FakeFlowRuleService();
     private final FakeGroupService groups = pendingGroups();
     private final OpenFlowBitmapProgrammer programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
             BitmapPlanner.DEFAULT_CHAIN_BASE);
@@ -45,48 +45,13 @@ class OpenFlowBitmapProgrammerTest {
         return g;
     }
 
-    /** Records batches (one per device); the test answers them; acknowledged rules are what the store holds. */
-    static final class Flows extends FlowRuleServiceAdapter {
-        final List<FlowRuleOperations> batches = new ArrayList<>();
-        final List<FlowRuleOperations> pending = new ArrayList<>();
-        final java.util.Map<org.onosproject.net.flow.FlowId, FlowRule> held = new java.util.HashMap<>();
+    private static List<FlowRule> of(List<FlowRuleOperations> all, FlowRuleOperation.Type type) {
+        return all.stream().flatMap(o -> of(o, type).stream()).collect(Collectors.toList());
+    }
 
-        @Override
-        public void apply(FlowRuleOperations ops) {
-            batches.add(ops);
-            pending.add(ops);
-        }
-
-        /** Acknowledges every batch sent so far. */
-        void ack() {
-            List<FlowRuleOperations> now = new ArrayList<>(pending);
-            pending.clear();
-            for (FlowRuleOperations ops : now) {
-                ops.stages().forEach(st -> st.forEach(op -> {
-                    if (op.type() == FlowRuleOperation.Type.REMOVE) {
-                        held.remove(op.rule().id());
-                    } else {
-                        held.put(op.rule().id(), op.rule());
-                    }
-                }));
-                ops.callback().onSuccess(ops);
-            }
-        }
-
-        @Override
-        public org.onosproject.net.flow.FlowEntry getFlowEntry(FlowRule rule) {
-            FlowRule r = held.get(rule.id());
-            return r == null ? null : new org.onosproject.net.flow.DefaultFlowEntry(r);
-        }
-
-        List<FlowRule> of(List<FlowRuleOperations> all, FlowRuleOperation.Type type) {
-            return all.stream().flatMap(o -> of(o, type).stream()).collect(Collectors.toList());
-        }
-
-        List<FlowRule> of(FlowRuleOperations ops, FlowRuleOperation.Type type) {
-            return ops.stages().stream().flatMap(Set::stream).filter(o -> o.type() == type)
-                    .map(FlowRuleOperation::rule).collect(Collectors.toList());
-        }
+    private static List<FlowRule> of(FlowRuleOperations ops, FlowRuleOperation.Type type) {
+        return ops.stages().stream().flatMap(Set::stream).filter(o -> o.type() == type)
+                .map(FlowRuleOperation::rule).collect(Collectors.toList());
     }
 
     @Test
@@ -96,9 +61,9 @@ class OpenFlowBitmapProgrammerTest {
         assertEquals(8, groups.groups.size(), "one egress group per host port");
         // after a restart the switches hold groups and rules already: the rules reach the store before ONOS's
         // first flow poll would remove them as extraneous
-        assertEquals(6, flows.batches.size(), "one batch per switch, at once");
-        assertEquals(4 * 55 + 2 * 16, flows.of(flows.batches, FlowRuleOperation.Type.ADD).size());
-        flows.ack();
+        assertEquals(6, flows.batches().size(), "one batch per switch, at once");
+        assertEquals(4 * 55 + 2 * 16, of(flows.batches(), FlowRuleOperation.Type.ADD).size());
+        flows.ackPending();
         assertFalse(done.isDone(), "not in place while the egress groups are not ADDED");
         groups.answer(GroupEvent.Type.GROUP_ADDED);
         done.get(5, java.util.concurrent.TimeUnit.SECONDS);
@@ -106,7 +71,7 @@ class OpenFlowBitmapProgrammerTest {
 
         // the same fabric again: nothing to send
         programmer.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
-        assertEquals(6, flows.batches.size());
+        assertEquals(6, flows.batches().size());
     }
 
     /** The static tables of a 2-spine, 4-leaf fabric, acknowledged by every switch. */
@@ -114,7 +79,7 @@ class OpenFlowBitmapProgrammerTest {
         BitmapLayout layout = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2));
         CompletableFuture<Void> first = p.applyStatic(layout);
         groups.answer(GroupEvent.Type.GROUP_ADDED);
-        flows.ack();
+        flows.ackPending();
         first.get(5, java.util.concurrent.TimeUnit.SECONDS);
         return layout;
     }
@@ -123,7 +88,7 @@ class OpenFlowBitmapProgrammerTest {
     void onceRecordedANewEgressGroupIsAddedBeforeTheRulesThatNameIt() throws Exception {
         installed(programmer);
         BitmapLayout more = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 3));
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         CompletableFuture<Void> done = programmer.applyStatic(more);
         Set<DeviceId> withNewGroups = new java.util.HashSet<>();
         programmer.planner().staticEntries(more).forEach((d, e) -> {
@@ -132,19 +97,19 @@ class OpenFlowBitmapProgrammerTest {
             }
         });
         assertFalse(withNewGroups.isEmpty());
-        assertTrue(flows.batches.subList(sent, flows.batches.size()).stream()
+        assertTrue(flows.batches().subList(sent, flows.batches().size()).stream()
                         .flatMap(o -> o.stages().stream()).flatMap(Set::stream)
                         .noneMatch(op -> withNewGroups.contains(op.rule().deviceId())),
                 "no rule may name a group the switch does not have yet");
         groups.answer(GroupEvent.Type.GROUP_ADDED);
-        assertTrue(flows.batches.subList(sent, flows.batches.size()).stream()
+        assertTrue(flows.batches().subList(sent, flows.batches().size()).stream()
                 .flatMap(o -> o.stages().stream()).flatMap(Set::stream)
                 .anyMatch(op -> withNewGroups.contains(op.rule().deviceId())), "then the leaves' rules");
-        int firstRound = flows.batches.size();
-        flows.ack();
+        int firstRound = flows.batches().size();
+        flows.ackPending();
         // the new bits' up rules point at spines that add rules of their own: they follow the acknowledgement
-        assertTrue(flows.batches.size() > firstRound, "the up rules for the new bits go after the first round");
-        flows.ack();
+        assertTrue(flows.batches().size() > firstRound, "the up rules for the new bits go after the first round");
+        flows.ackPending();
         done.get(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
@@ -156,17 +121,17 @@ class OpenFlowBitmapProgrammerTest {
 
         // ONOS's stores still list the rules of a switch that restarted: the record is not proof it holds them
         programmer.deviceReturned(leaf1);
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         CompletableFuture<Void> again = programmer.applyStatic(layout);
-        List<FlowRuleOperations> resent = flows.batches.subList(sent, flows.batches.size());
+        List<FlowRuleOperations> resent = flows.batches().subList(sent, flows.batches().size());
         assertEquals(List.of(leaf1), resent.stream().flatMap(o -> o.stages().stream()).flatMap(Set::stream)
                 .map(op -> op.rule().deviceId()).distinct().collect(Collectors.toList()));
-        assertEquals(leaf1Rules, flows.of(resent, FlowRuleOperation.Type.ADD).size());
+        assertEquals(leaf1Rules, of(resent, FlowRuleOperation.Type.ADD).size());
         assertFalse(again.isDone(), "in place only when the returned switch acknowledged");
-        flows.ack();
+        flows.ackPending();
         again.get(5, java.util.concurrent.TimeUnit.SECONDS);
         programmer.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
-        assertEquals(sent + 1, flows.batches.size(), "acknowledged: nothing more to send");
+        assertEquals(sent + 1, flows.batches().size(), "acknowledged: nothing more to send");
     }
 
     @Test
@@ -179,12 +144,12 @@ class OpenFlowBitmapProgrammerTest {
         down.add(leaf2);
         p.applyStatic(layout).get(5, java.util.concurrent.TimeUnit.SECONDS);
         down.clear();
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         CompletableFuture<Void> back = p.applyStatic(layout);
         assertEquals(p.planner().staticEntries(layout).get(leaf2).rules().size(),
-                flows.of(flows.batches.subList(sent, flows.batches.size()), FlowRuleOperation.Type.ADD).size(),
+                of(flows.batches().subList(sent, flows.batches().size()), FlowRuleOperation.Type.ADD).size(),
                 "a sync that left the switch out does not vouch for what it holds");
-        flows.ack();
+        flows.ackPending();
         back.get(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
@@ -204,27 +169,27 @@ class OpenFlowBitmapProgrammerTest {
         for (int h = 0; h < full.hostCount() - 1; h++) {
             b.addHost(full.hostName(h), full.switchName(full.hostSwitch(h)), full.hostPort(h));
         }
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         CompletableFuture<Void> second = programmer.applyStatic(BitmapLayout.of(b.build()));
-        List<FlowRuleOperations> diff = flows.batches.subList(sent, flows.batches.size());
+        List<FlowRuleOperations> diff = flows.batches().subList(sent, flows.batches().size());
         assertEquals(6, diff.size(), "no new group to wait for: a batch for every switch with a change");
-        List<FlowRule> removed = flows.of(diff, FlowRuleOperation.Type.REMOVE);
-        List<FlowRule> added = flows.of(diff, FlowRuleOperation.Type.ADD);
+        List<FlowRule> removed = of(diff, FlowRuleOperation.Type.REMOVE);
+        List<FlowRule> added = of(diff, FlowRuleOperation.Type.ADD);
         // per other leaf: bit 7 in the up table for each of 8 spread slots; per spine: bit 7 in leaf 4's table;
         // on leaf 4: port 2's table (bit rule and default)
         assertEquals(3 * 8 + 2 + 2, removed.size(), removed.toString());
         assertTrue(added.stream().allMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.leaf(4)))),
                 "only leaf 4's port-1 table changes (it becomes the last): " + added);
-        flows.ack();
+        flows.ackPending();
         second.get(5, java.util.concurrent.TimeUnit.SECONDS);
         // the port may get a host back; ONOS ignores an add for a key still PENDING_DELETE
         assertTrue(groups.removed.isEmpty(), "an egress group stays while its switch has static entries");
         int groupsAdded = groups.added.size();
         CompletableFuture<Void> back = programmer.applyStatic(BitmapLayout.of(full));
-        flows.ack();
+        flows.ackPending();
         // the others' up rules for its bit follow the spines' rules that carry it down
         assertFalse(back.isDone());
-        flows.ack();
+        flows.ackPending();
         back.get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(groupsAdded, groups.added.size(), "the host back: its port's group is there already");
     }
@@ -238,7 +203,7 @@ class OpenFlowBitmapProgrammerTest {
     }
 
     private List<FlowRule> upRules(List<FlowRuleOperations> batches) {
-        return flows.of(batches, FlowRuleOperation.Type.ADD).stream()
+        return of(batches, FlowRuleOperation.Type.ADD).stream()
                 .filter(r -> r.tableId() == BitmapPlanner.DEFAULT_CHAIN_BASE && r.treatment().allInstructions()
                         .stream().anyMatch(i -> i.type() == Instruction.Type.OUTPUT))
                 .collect(Collectors.toList());
@@ -248,27 +213,27 @@ class OpenFlowBitmapProgrammerTest {
     void aLinkBackGetsItsForwardingBeforeTheSlotsMoveOntoItAndALinkGoneMovesThemAtOnce() throws Exception {
         installed(programmer);
         // the link fails: the slots that used it move to spine 1, which forwards everything already
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         CompletableFuture<Void> cut = programmer.applyStatic(BitmapLayout.of(withoutLeaf1Spine2()));
-        assertFalse(upRules(flows.batches.subList(sent, flows.batches.size())).isEmpty(),
+        assertFalse(upRules(flows.batches().subList(sent, flows.batches().size())).isEmpty(),
                 "slots move off the failed link in the first round");
-        flows.ack();
+        flows.ackPending();
         cut.get(5, java.util.concurrent.TimeUnit.SECONDS);
 
         // the link is back: spine 2's rules towards leaf 1 and leaf 1's rules for arrivals from spine 2 are
         // acknowledged before any leaf sends a slot up to spine 2 again
-        sent = flows.batches.size();
+        sent = flows.batches().size();
         CompletableFuture<Void> back = programmer.applyStatic(BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2)));
-        List<FlowRuleOperations> firstRound = new ArrayList<>(flows.batches.subList(sent, flows.batches.size()));
+        List<FlowRuleOperations> firstRound = new ArrayList<>(flows.batches().subList(sent, flows.batches().size()));
         assertTrue(upRules(firstRound).isEmpty(),
                 "no slot moves before spine 2 forwards: " + upRules(firstRound).size());
-        assertTrue(flows.of(firstRound, FlowRuleOperation.Type.ADD).stream()
+        assertTrue(of(firstRound, FlowRuleOperation.Type.ADD).stream()
                 .anyMatch(r -> r.deviceId().equals(DeviceId.deviceId(BitmapFabrics.spine(2)))), "spine 2 first");
-        flows.ack();
-        List<FlowRuleOperations> secondRound = new ArrayList<>(flows.batches.subList(sent + firstRound.size(),
-                flows.batches.size()));
+        flows.ackPending();
+        List<FlowRuleOperations> secondRound = new ArrayList<>(flows.batches().subList(sent + firstRound.size(),
+                flows.batches().size()));
         assertFalse(upRules(secondRound).isEmpty(), "the slots move back once spine 2 has acknowledged");
-        flows.ack();
+        flows.ackPending();
         back.get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(programmer.planner().staticEntries(BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 2))).keySet(),
                 programmer.installedStatic().keySet());
@@ -284,24 +249,24 @@ class OpenFlowBitmapProgrammerTest {
             DeviceId leaf2 = DeviceId.deviceId(BitmapFabrics.leaf(2));
             programmer.deviceReturned(leaf1);
             programmer.deviceReturned(leaf2);
-            int sent = flows.batches.size();
+            int sent = flows.batches().size();
             CompletableFuture<Void> again = programmer.applyStatic(layout);
             Thread.sleep(200);
-            assertEquals(sent, flows.batches.size(), "no rule may name a group the switch may have lost");
+            assertEquals(sent, flows.batches().size(), "no rule may name a group the switch may have lost");
 
             // leaf 1 lost its groups: the audit sends them again; leaf 2 kept them: the audit finds them there
             groups.sentAgain(leaf1);
             groups.seenAgain(leaf2);
             long deadline = System.currentTimeMillis() + 5000;
-            while (flows.batches.size() < sent + 2 && System.currentTimeMillis() < deadline) {
+            while (flows.batches().size() < sent + 2 && System.currentTimeMillis() < deadline) {
                 Thread.sleep(10);
             }
-            assertEquals(Set.of(leaf1, leaf2), flows.batches.subList(sent, flows.batches.size()).stream()
+            assertEquals(Set.of(leaf1, leaf2), flows.batches().subList(sent, flows.batches().size()).stream()
                     .flatMap(o -> o.stages().stream()).flatMap(Set::stream).map(op -> op.rule().deviceId())
                     .collect(Collectors.toSet()));
             assertEquals(2, groups.added.stream().filter(k -> k.startsWith(leaf1 + "|")).count(),
                     "nothing added twice: ONOS's audit restores what its store lists");
-            flows.ack();
+            flows.ackPending();
             again.get(5, java.util.concurrent.TimeUnit.SECONDS);
         } finally {
             timer.shutdownNow();
@@ -313,15 +278,15 @@ class OpenFlowBitmapProgrammerTest {
         CompletableFuture<Void> done = programmer.applyStatic(BitmapLayout.of(BitmapFabrics.leafSpine(1, 1, 1)));
         groups.answer(GroupEvent.Type.GROUP_ADD_FAILED);
         // the spine has no group to wait for: its tables go on their own, and are acknowledged
-        flows.ack();
+        flows.ackPending();
         ExecutionException e = assertThrows(ExecutionException.class, done::get);
         assertTrue(e.getCause().getMessage().contains("refused egress group"), e.getCause().getMessage());
         // the first sync sent the leaf's rules with its group (a restarted switch has both); refused, the leaf is
         // sent everything again next time
         DeviceId leaf = DeviceId.deviceId(BitmapFabrics.leaf(1));
-        int sent = flows.batches.size();
+        int sent = flows.batches().size();
         programmer.applyStatic(BitmapLayout.of(BitmapFabrics.leafSpine(1, 1, 1)));
-        assertTrue(flows.batches.subList(sent, flows.batches.size()).stream().flatMap(o -> o.stages().stream())
+        assertTrue(flows.batches().subList(sent, flows.batches().size()).stream().flatMap(o -> o.stages().stream())
                 .flatMap(Set::stream).noneMatch(op -> op.rule().deviceId().equals(leaf)),
                 "a recorded switch's rules wait for its groups");
     }
@@ -341,15 +306,15 @@ class OpenFlowBitmapProgrammerTest {
         OpenFlowStampProgrammer stamps = new OpenFlowStampProgrammer(flows, programmer.planner());
         Programmer.Outcome ignore = (ok, refused) -> { };
         assertEquals(Set.of(a.device()), stamps.apply(null, List.of(new Move(a.device(), null, Set.of(), a)), ignore));
-        assertEquals(2, flows.of(flows.batches.get(0), FlowRuleOperation.Type.ADD).size());
+        assertEquals(2, of(flows.batches().get(0), FlowRuleOperation.Type.ADD).size());
         stamps.apply(null, List.of(new Move(a.device(), a, Set.of(), b)), ignore);
-        FlowRuleOperations change = flows.batches.get(1);
+        FlowRuleOperations change = flows.batches().get(1);
         assertEquals(2, change.stages().size(), "adds first, then removes");
-        assertEquals(2, flows.of(change, FlowRuleOperation.Type.ADD).size());
+        assertEquals(2, of(change, FlowRuleOperation.Type.ADD).size());
         // the full-group stamp keeps its match (replaced in place); the subset check's match changes
-        assertEquals(1, flows.of(change, FlowRuleOperation.Type.REMOVE).size());
+        assertEquals(1, of(change, FlowRuleOperation.Type.REMOVE).size());
         stamps.apply(null, List.of(new Move(b.device(), b, Set.of(), null)), ignore);
-        assertEquals(2, flows.of(flows.batches.get(2), FlowRuleOperation.Type.REMOVE).size());
+        assertEquals(2, of(flows.batches().get(2), FlowRuleOperation.Type.REMOVE).size());
     }
 
     private static BitmapStamp stamp(BitmapLayout layout, List<String> receivers) {

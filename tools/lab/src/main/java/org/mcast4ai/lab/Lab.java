@@ -4,6 +4,8 @@ import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.EventDeliveryService;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
@@ -72,6 +74,12 @@ public final class Lab implements AutoCloseable {
          */
         public long auditMs = 1000;
         /**
+         * How often the group tables are compared and pending groups confirmed (ONOS 2.7's {@code groupPollInterval}
+         * is 10 s, its flow poll 5 s; the lab polls both every second by default so that its fault suite runs in
+         * minutes); 0 never.
+         */
+        public long groupAuditMs = 1000;
+        /**
          * File the store is kept in across restarts of the lab (ONOS keeps its store when one instance restarts);
          * null keeps it in memory only.
          */
@@ -109,7 +117,7 @@ public final class Lab implements AutoCloseable {
         this.groupService = new OvsGroupService(fabric, ofctl, ovsExecutor, switchPool);
         flowRuleService.setAvailability(deviceService::isAvailable);
         groupService.setAvailability(deviceService::isAvailable);
-        groupService.setAddedOnAudit(settings.auditMs > 0);
+        groupService.setAddedOnAudit(settings.groupAuditMs > 0);
         if (settings.stateFile != null) {
             try {
                 this.storage = new PersistentStorageService(settings.stateFile);
@@ -132,15 +140,58 @@ public final class Lab implements AutoCloseable {
         this.host = new ComponentHost(registry);
         this.watcher = new OvsTopologyWatcher(topology, OvsTopologyWatcher.ovsVsctl(), settings.topologyPollMs);
         watcher.watchChanges(OvsTopologyWatcher.MONITOR);
-        if (settings.auditMs > 0) {
-            // at a fixed rate, as ONOS polls: both tables read at once, beside the programming; groups compared
-            // and repaired first, before the flows that point to them
-            auditTimer.scheduleAtFixedRate(() -> {
-                java.util.concurrent.CompletableFuture<Runnable> groups = groupService.startAudit();
-                java.util.concurrent.CompletableFuture<Runnable> flows = flowRuleService.startAudit();
-                ovsExecutor.execute(groups.join());
-                ovsExecutor.execute(flows.join());
-            }, settings.auditMs, settings.auditMs, TimeUnit.MILLISECONDS);
+        scheduleAudits(settings, deviceService);
+    }
+
+    // ONOS's OpenFlow providers start a switch's flow and group statistics polls when it connects, the first one
+    // second later and then at their periods: the lab's first polls come one second after it starts, and a device
+    // that (re)connects is polled one second later
+    private static final long FIRST_POLL_MS = 1000;
+
+    private void scheduleAudits(Settings settings, LabDeviceService deviceService) {
+        if (settings.auditMs > 0 && settings.auditMs == settings.groupAuditMs) {
+            // both tables read at once, beside the programming; groups compared and repaired first, before the
+            // flows that point to them
+            auditTimer.scheduleAtFixedRate(() -> audit(d -> true, true, true),
+                    Math.min(FIRST_POLL_MS, settings.auditMs), settings.auditMs, TimeUnit.MILLISECONDS);
+        } else {
+            if (settings.groupAuditMs > 0) {
+                auditTimer.scheduleAtFixedRate(() -> audit(d -> true, true, false),
+                        Math.min(FIRST_POLL_MS, settings.groupAuditMs), settings.groupAuditMs, TimeUnit.MILLISECONDS);
+            }
+            if (settings.auditMs > 0) {
+                auditTimer.scheduleAtFixedRate(() -> audit(d -> true, false, true),
+                        Math.min(FIRST_POLL_MS, settings.auditMs), settings.auditMs, TimeUnit.MILLISECONDS);
+            }
+        }
+        boolean groups = settings.groupAuditMs > 0;
+        boolean flows = settings.auditMs > 0;
+        if (groups || flows) {
+            deviceService.addListener(event -> {
+                DeviceId id = event.subject().id();
+                boolean connected = event.type() == DeviceEvent.Type.DEVICE_ADDED
+                        || event.type() == DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED
+                        && deviceService.isAvailable(id);
+                if (connected && !auditTimer.isShutdown()) {
+                    auditTimer.schedule(() -> audit(id::equals, groups, flows), FIRST_POLL_MS, TimeUnit.MILLISECONDS);
+                }
+            });
+        }
+    }
+
+    // a poll that fails is logged and the next one runs: an exception would end a fixed-rate schedule
+    private void audit(java.util.function.Predicate<DeviceId> which, boolean groups, boolean flows) {
+        try {
+            java.util.concurrent.CompletableFuture<Runnable> g = groups ? groupService.startAudit(which) : null;
+            java.util.concurrent.CompletableFuture<Runnable> f = flows ? flowRuleService.startAudit(which) : null;
+            if (g != null) {
+                ovsExecutor.execute(g.join());
+            }
+            if (f != null) {
+                ovsExecutor.execute(f.join());
+            }
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(Lab.class).warn("audit failed: {}", e.toString());
         }
     }
 

@@ -137,8 +137,20 @@ public class OvsFlowRuleService implements FlowRuleService {
      * @return the comparison and repair, to run on the batch executor once the tables are read
      */
     public CompletableFuture<Runnable> startAudit() {
+        return startAudit(d -> true);
+    }
+
+    /**
+     * Starts reading some connected bridges' flow tables, for the poll ONOS's provider makes of a switch soon
+     * after it connects.
+     *
+     * @param which true for a device to read
+     * @return the comparison and repair, to run on the batch executor once the tables are read
+     */
+    public CompletableFuture<Runnable> startAudit(Predicate<DeviceId> which) {
         long mark = marks.now();
-        return ofctl.readAll("dump-flows", bridges, available, switchPool).thenApply(read -> () -> compare(read, mark));
+        return ofctl.readAll("dump-flows", bridges, d -> available.test(d) && which.test(d), switchPool)
+                .thenApply(read -> () -> compare(read, mark));
     }
 
     /** @return flows the audit installed again because their switch had lost them */

@@ -127,8 +127,19 @@ public class OvsGroupService implements GroupService {
      * @return the comparison and repair, to run on the shared executor once the tables are read
      */
     public java.util.concurrent.CompletableFuture<Runnable> startAudit() {
+        return startAudit(d -> true);
+    }
+
+    /**
+     * Starts reading some connected bridges' group tables, for the poll ONOS's provider makes of a switch soon
+     * after it connects.
+     *
+     * @param which true for a device to read
+     * @return the comparison and repair, to run on the shared executor once the tables are read
+     */
+    public java.util.concurrent.CompletableFuture<Runnable> startAudit(Predicate<DeviceId> which) {
         long mark = marks.now();
-        return ofctl.readAll("dump-groups", bridges, available, switchPool)
+        return ofctl.readAll("dump-groups", bridges, d -> available.test(d) && which.test(d), switchPool)
                 .thenApply(read -> () -> compare(read, mark));
     }
 

@@ -57,6 +57,12 @@ final class FaultScenario {
 
     FaultScenario repairedWithin(long ms) {
         targetMs = ms;
+        // a repair allowed longer than the usual window (ONOS's 10 s group poll) gets a window that holds it
+        long window = ms + 1000;
+        if (restoreAtMs - faultAtMs < window) {
+            restoreAtMs = faultAtMs + window;
+            seconds = Math.max(seconds, (restoreAtMs + 3000) / 1000.0);
+        }
         return this;
     }
 

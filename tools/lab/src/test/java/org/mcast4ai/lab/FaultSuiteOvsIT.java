@@ -28,8 +28,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * writes the full report to {@code tools/lab/target/faults/report.json}.
  */
 class FaultSuiteOvsIT {
-    /** The lab's audit period (ONOS's statistics polls). */
-    private static final long AUDIT_MS = new Lab.Settings().auditMs;
+    /**
+     * The lab's flow and group audit periods (ONOS's statistics polls): the lab's defaults, or ONOS's own (5 s and
+     * 10 s) with {@code -Dmcast4ai.faults.auditMs=5000 -Dmcast4ai.faults.groupAuditMs=10000}.
+     */
+    private static final long AUDIT_MS = Long.getLong("mcast4ai.faults.auditMs", new Lab.Settings().auditMs);
+    private static final long GROUP_AUDIT_MS = Long.getLong("mcast4ai.faults.groupAuditMs",
+            new Lab.Settings().groupAuditMs);
 
     private static LabHarness.RunningLab running;
     private static final Map<String, FaultGroup> GROUPS = new LinkedHashMap<>();
@@ -42,6 +47,8 @@ class FaultSuiteOvsIT {
         Files.createDirectories(state.getParent());
         Files.deleteIfExists(state);
         settings.stateFile = state;
+        settings.auditMs = AUDIT_MS;
+        settings.groupAuditMs = GROUP_AUDIT_MS;
         running = LabHarness.RunningLab.start("faults", 300_000, settings);
         add(new FaultGroup("t1-tree", "TREE", "h1", List.of("h3", "h5", "h7")), "t1");
         add(new FaultGroup("t2-auto", "AUTO", "h4", List.of("h2", "h6", "h8")), "t2");
@@ -159,7 +166,7 @@ class FaultSuiteOvsIT {
         // only on its group poll: the BITMAP group is whole within one audit period, not 0.5 s
         scenarios.add(new FaultScenario("host move to a new port",
                 () -> fabric("move-host", "h7", "leaf2", "9"), () -> fabric("restore-host", "h7"))
-                .repairedWithin(AUDIT_MS + FaultScenario.REROUTE_TARGET_MS));
+                .repairedWithin(GROUP_AUDIT_MS + FaultScenario.REROUTE_TARGET_MS));
         // flows deleted around the lab come back on FLOW_REMOVED, as FlowRuleManager re-applies them; over
         // ovs-ofctl processes nothing is heard and the audit repairs them
         scenarios.add(new FaultScenario("one group's rules deleted out of band",
@@ -170,7 +177,7 @@ class FaultSuiteOvsIT {
                 () -> {
                     ofctl("del-flows", "m4leaf4");
                     ofctl("del-groups", "m4leaf4");
-                }, () -> { }).repairedWithin(AUDIT_MS + FaultScenario.REROUTE_TARGET_MS));
+                }, () -> { }).repairedWithin(Math.max(AUDIT_MS, GROUP_AUDIT_MS) + FaultScenario.REROUTE_TARGET_MS));
 
         // the lab runner stops (its store kept in a file, as ONOS keeps its store) and starts again with an empty flow
         // store, as ONOS does after a restart: the switches keep forwarding meanwhile, the app sends its entries

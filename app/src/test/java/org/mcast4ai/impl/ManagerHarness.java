@@ -39,7 +39,8 @@ import java.util.function.LongPredicate;
  */
 final class ManagerHarness {
     final TestFabric fabric;
-    final FakeFlowRuleService flows = new FakeFlowRuleService();
+    // a switch refuses a rule naming a group it does not hold
+    final FakeFlowRuleService flows = new FakeFlowRuleService().groupsFrom((d, g) -> groupHeld(d, g));
     // primitives shared by name, so that another instance (another()) sees the same maps
     final ClusterStorage storage = new ClusterStorage();
     final DistributedP2mpGroupStore store = new DistributedP2mpGroupStore();
@@ -50,6 +51,10 @@ final class ManagerHarness {
     private final List<org.onosproject.net.intent.WorkPartitionEventListener> partitionListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     FakeGroupService groups;
+
+    private boolean groupHeld(org.onosproject.net.DeviceId device, org.onosproject.core.GroupId id) {
+        return groups == null || groups.holds(device, id);
+    }
     // a flow rule service other than the recording one, and the installer lanes (0: run work inline)
     private final FlowRuleService flowService;
     // one core service across restarts, as ONOS keeps one: the manager gets the same id back

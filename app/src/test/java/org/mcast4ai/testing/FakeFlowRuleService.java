@@ -52,6 +52,52 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
     }
 
     private volatile java.util.concurrent.Executor acknowledgements = Runnable::run;
+    private volatile java.util.function.BiPredicate<DeviceId, org.onosproject.core.GroupId> groupHeld = (d, g) -> true;
+
+    /**
+     * @param held whether a switch holds a group: a rule naming a group its switch lacks is refused, as a switch
+     *             answers OFPBAC_BAD_OUT_GROUP and ONOS fails the batch for that device (default: every group held)
+     * @return this
+     */
+    public FakeFlowRuleService groupsFrom(java.util.function.BiPredicate<DeviceId, org.onosproject.core.GroupId> held) {
+        groupHeld = held;
+        return this;
+    }
+
+    // the devices that refuse a batch: those with a rule naming a group they do not hold
+    private Set<DeviceId> refusing(FlowRuleOperations ops) {
+        Set<DeviceId> out = new java.util.HashSet<>();
+        for (Set<FlowRuleOperation> stage : ops.stages()) {
+            for (FlowRuleOperation op : stage) {
+                if (op.type() == FlowRuleOperation.Type.REMOVE || op.rule().treatment() == null) {
+                    continue;
+                }
+                for (org.onosproject.net.flow.instructions.Instruction i : op.rule().treatment().allInstructions()) {
+                    if (i instanceof org.onosproject.net.flow.instructions.Instructions.GroupInstruction
+                            && !groupHeld.test(op.rule().deviceId(),
+                            ((org.onosproject.net.flow.instructions.Instructions.GroupInstruction) i).groupId())) {
+                        out.add(op.rule().deviceId());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    // answers a batch: onSuccess, or onError with exactly the refusing devices' operations
+    private static void answer(FlowRuleOperations ops, Set<DeviceId> refusing) {
+        if (ops.callback() == null) {
+            return;
+        }
+        if (refusing.isEmpty()) {
+            ops.callback().onSuccess(ops);
+            return;
+        }
+        FlowRuleOperations.Builder failed = FlowRuleOperations.builder();
+        ops.stages().stream().flatMap(Set::stream).filter(op -> refusing.contains(op.rule().deviceId()))
+                .forEach(op -> failed.add(op.rule()));
+        ops.callback().onError(failed.build());
+    }
 
     /**
      * @param executor where automatic acknowledgements are delivered (ONOS answers on its own threads, after
@@ -95,9 +141,10 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
                 }
             }
         }
-        applyAll(ops, null);
+        Set<DeviceId> refusing = refusing(ops);
+        applyAll(ops, refusing);
         if (ops.callback() != null) {
-            acknowledgements.execute(() -> ops.callback().onSuccess(ops));
+            acknowledgements.execute(() -> answer(ops, refusing));
         }
     }
 
@@ -143,11 +190,11 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
                 .collect(Collectors.toCollection(() -> new TreeSet<>((a, b) -> a.toString().compareTo(b.toString()))));
     }
 
-    // applies a batch's operations, except those of the refusing device (null: none)
-    private void applyAll(FlowRuleOperations ops, DeviceId refusing) {
+    // applies a batch's operations, except those of the refusing devices
+    private void applyAll(FlowRuleOperations ops, Set<DeviceId> refusing) {
         for (Set<FlowRuleOperation> stage : ops.stages()) {
             for (FlowRuleOperation op : stage) {
-                if (op.rule().deviceId().equals(refusing)) {
+                if (refusing.contains(op.rule().deviceId())) {
                     continue;
                 }
                 Map<FlowId, FlowRule> table = tables.computeIfAbsent(op.rule().deviceId(),
@@ -167,13 +214,13 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
     /** Acknowledges the oldest pending batch. */
     public void ack() {
         FlowRuleOperations ops;
+        Set<DeviceId> refusing;
         synchronized (this) {
             ops = pending.poll();
-            applyAll(ops, null);
+            refusing = refusing(ops);
+            applyAll(ops, refusing);
         }
-        if (ops.callback() != null) {
-            ops.callback().onSuccess(ops);
-        }
+        answer(ops, refusing);
     }
 
     /**
@@ -220,7 +267,7 @@ public final class FakeFlowRuleService extends FlowRuleServiceAdapter {
         FlowRuleOperations.Builder failed = FlowRuleOperations.builder();
         synchronized (this) {
             ops = pending.poll();
-            applyAll(ops, device);
+            applyAll(ops, Set.of(device));
         }
         ops.stages().stream().flatMap(Set::stream).filter(op -> op.rule().deviceId().equals(device))
                 .forEach(op -> failed.add(op.rule()));

@@ -33,9 +33,31 @@ public final class FakeGroupService extends GroupServiceAdapter {
     private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
     /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
     public volatile boolean confirm = true;
+    // groups a switch refused (GROUP_ADD_FAILED): in ONOS's store, not on the switch
+    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Whether a switch holds a group: every group added and not refused, confirmed or not (ONOS sends the
+     * group-mod at once; only its ADDED state waits for the statistics poll).
+     *
+     * @param device the switch
+     * @param id     the group id
+     * @return true if the switch holds it
+     */
+    public boolean holds(DeviceId device, GroupId id) {
+        synchronized (groups) {
+            for (Map.Entry<String, DefaultGroup> e : groups.entrySet()) {
+                if (e.getValue().deviceId().equals(device) && e.getValue().id().equals(id)) {
+                    return !refused.contains(e.getKey());
+                }
+            }
+        }
+        return false;
+    }
 
     @Override
     public void addGroup(GroupDescription d) {
+        refused.remove(d.deviceId() + "|" + d.appCookie());
         DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
         g.setState(confirm ? Group.GroupState.ADDED : Group.GroupState.PENDING_ADD);
         groups.put(d.deviceId() + "|" + d.appCookie(), g);
@@ -67,6 +89,9 @@ public final class FakeGroupService extends GroupServiceAdapter {
             if (g.state() == Group.GroupState.PENDING_ADD
                     || g.state() == Group.GroupState.PENDING_ADD_RETRY) {
                 g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
+                if (type == GroupEvent.Type.GROUP_ADD_FAILED) {
+                    refused.add(g.deviceId() + "|" + g.appCookie());
+                }
                 listeners.forEach(l -> l.event(new GroupEvent(type, g)));
             }
         }

@@ -283,7 +283,12 @@ public final class OpenFlowBitmapProgrammer {
             order.sent(device, !add.isEmpty(), first, up);
             flows = first.thenCompose(x -> order.gate()).thenCompose(x -> applyFlows(up, stale));
         }
-        return flows.thenCombine(groups, (a, b) -> (Void) null)
+        // a switch that refused a group refuses the rules that name it too: the group's refusal is the reason
+        CompletableFuture<Void> explained = flows.handle((v, e) -> e == null
+                ? CompletableFuture.<Void>completedFuture(null)
+                : groups.isCompletedExceptionally() ? groups : CompletableFuture.<Void>failedFuture(e))
+                .thenCompose(f -> f);
+        return explained.thenCombine(groups, (a, b) -> (Void) null)
                 .thenRun(() -> {
                     for (GroupDescription g : staleGroups) {
                         groupService.removeGroup(g.deviceId(), g.appCookie(), appId);

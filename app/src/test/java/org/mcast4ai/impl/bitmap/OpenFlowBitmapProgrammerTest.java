@@ -33,8 +33,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OpenFlowBitmapProgrammerTest {
     private final DefaultApplicationId appId = new DefaultApplicationId(9, "org.mcast4ai");
-    private final FakeFlowRuleService flows = new FakeFlowRuleService();
+    // a switch refuses a rule naming a group it does not hold
+    private final FakeFlowRuleService flows = new FakeFlowRuleService().groupsFrom((d, g) -> groups().holds(d, g));
     private final FakeGroupService groups = pendingGroups();
+
+    private FakeGroupService groups() {
+        return groups;
+    }
     private final OpenFlowBitmapProgrammer programmer = new OpenFlowBitmapProgrammer(flows, groups, appId, 0,
             BitmapPlanner.DEFAULT_CHAIN_BASE);
 

@@ -33,12 +33,9 @@ public final class FakeGroupService extends GroupServiceAdapter {
     private final List<GroupListener> listeners = new CopyOnWriteArrayList<>();
     /** False: groups stay PENDING_ADD and no event comes (a switch that never confirms them). */
     public volatile boolean confirm = true;
-    // groups a switch refused (GROUP_ADD_FAILED): in ONOS's store, not on the switch
-    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
     /**
-     * Whether a switch holds a group: every group added and not refused, confirmed or not (ONOS sends the
-     * group-mod at once; only its ADDED state waits for the statistics poll).
+     * Whether a switch holds a group: every group in the store, confirmed or not (ONOS sends the group-mod at once;
+     * only its ADDED state waits for the statistics poll; one the switch refused leaves the store).
      *
      * @param device the switch
      * @param id     the group id
@@ -48,7 +45,7 @@ public final class FakeGroupService extends GroupServiceAdapter {
         synchronized (groups) {
             for (Map.Entry<String, DefaultGroup> e : groups.entrySet()) {
                 if (e.getValue().deviceId().equals(device) && e.getValue().id().equals(id)) {
-                    return !refused.contains(e.getKey());
+                    return true;
                 }
             }
         }
@@ -57,7 +54,6 @@ public final class FakeGroupService extends GroupServiceAdapter {
 
     @Override
     public void addGroup(GroupDescription d) {
-        refused.remove(d.deviceId() + "|" + d.appCookie());
         DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
         g.setState(confirm ? Group.GroupState.ADDED : Group.GroupState.PENDING_ADD);
         groups.put(d.deviceId() + "|" + d.appCookie(), g);
@@ -76,7 +72,7 @@ public final class FakeGroupService extends GroupServiceAdapter {
 
     /**
      * The switches answer for every group still PENDING_ADD or PENDING_ADD_RETRY (as ONOS's statistics poll
-     * reports them).
+     * reports them); a refused one leaves the store, as ONOS's does.
      *
      * @param type GROUP_ADDED (the group becomes ADDED) or a failure
      */
@@ -90,7 +86,8 @@ public final class FakeGroupService extends GroupServiceAdapter {
                     || g.state() == Group.GroupState.PENDING_ADD_RETRY) {
                 g.setState(type == GroupEvent.Type.GROUP_ADDED ? Group.GroupState.ADDED : g.state());
                 if (type == GroupEvent.Type.GROUP_ADD_FAILED) {
-                    refused.add(g.deviceId() + "|" + g.appCookie());
+                    // ONOS's store drops a PENDING_ADD group whose add the switch refused
+                    groups.remove(g.deviceId() + "|" + g.appCookie());
                 }
                 listeners.forEach(l -> l.event(new GroupEvent(type, g)));
             }

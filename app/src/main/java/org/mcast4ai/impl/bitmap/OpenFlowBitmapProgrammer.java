@@ -41,14 +41,15 @@ import java.util.concurrent.TimeUnit;
  * {@link FlowRuleService#apply(FlowRuleOperations)} with a {@link FlowRuleOperationsContext} that ONOS
  * completes on the switches' barrier replies.
  *
- * <p>Static egress groups go through {@link GroupService}; once a switch's tables are recorded, its new static
- * flow rules are sent only when all of its groups are ADDED (a rule naming a missing group is refused by the
- * switch). On ONOS a group becomes ADDED at the next group statistics poll, so this wait (seconds) is paid once
- * per fabric change, never per group. A switch's first sync after this instance starts sends its rules at once
- * (after a restart they are on the switch and must reach ONOS's store before its first flow poll); either way the
- * tables are in place only when the groups are ADDED and the rules acknowledged. A switch back from a
- * disconnection may have lost its groups while ONOS's store still lists them ADDED: its rules wait until ONOS's
- * group audit has found them there or sent them again.
+ * <p>Static egress groups go through {@link GroupService}. A new egress group is not waited for: ONOS sends its
+ * group-mod at once, the rules that name it go down the same switch connection after it, and a switch refuses a
+ * rule naming a group it lacks, so the rules' acknowledgement proves the group is there (where that order does not
+ * hold, the refused rules fail the sync and it is tried again). ONOS reports a group ADDED only at its next group
+ * statistics poll (10 s), which a host on a port the fabric never had would otherwise wait for. A group whose
+ * buckets change is waited for until ONOS reports it updated. A switch's first sync after this instance starts
+ * sends its rules at once (after a restart they are on the switch and must reach ONOS's store before its first
+ * flow poll). A switch back from a disconnection may have lost its groups while ONOS's store still lists them
+ * ADDED: its rules wait until ONOS's group audit has found them there or sent them again.
  */
 public final class OpenFlowBitmapProgrammer {
     private static final Logger log = LoggerFactory.getLogger(OpenFlowBitmapProgrammer.class);
@@ -115,7 +116,7 @@ public final class OpenFlowBitmapProgrammer {
 
     /**
      * Brings every switch's static tables in line with a layout: adds missing egress groups, then (per
-     * device, once its groups are ADDED) one flow batch adding new or changed rules and, in a second stage,
+     * device, once its changed groups are updated) one flow batch adding new or changed rules and, in a second stage,
      * removing stale ones. Egress groups stay while their switch is connected (only {@link #removeStatic} takes
      * them away). Calls are serialized: a call waits for the previous one.
      *
@@ -266,8 +267,8 @@ public final class OpenFlowBitmapProgrammer {
         log.debug("static sync {}{}: {} group(s) to add, {} rule(s) to add, {} to remove, {} stale group(s)", device,
                 unsure ? " (unsure)" : "", newGroups.size(), add.size(), stale.size(), staleGroups.size());
         Set<String> sent = new HashSet<>();
-        CompletableFuture<Void> groups = addGroups(newGroups, sent).thenCombine(confirmed(device, now, sent),
-                (a, b) -> (Void) null);
+        GroupWatch watch = addGroups(newGroups, sent);
+        CompletableFuture<Void> groups = watch.ready.thenCombine(confirmed(device, now, sent), (a, b) -> (Void) null);
         // nothing recorded for the switch (this instance has just started): after a restart the switch holds the
         // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
         // they go at once; a switch without the groups refuses them and the sync is tried again
@@ -286,9 +287,11 @@ public final class OpenFlowBitmapProgrammer {
         // a switch that refused a group refuses the rules that name it too: the group's refusal is the reason
         CompletableFuture<Void> explained = flows.handle((v, e) -> e == null
                 ? CompletableFuture.<Void>completedFuture(null)
-                : groups.isCompletedExceptionally() ? groups : CompletableFuture.<Void>failedFuture(e))
+                : watch.refused.isCompletedExceptionally() ? watch.refused : CompletableFuture.<Void>failedFuture(e))
                 .thenCompose(f -> f);
-        return explained.thenCombine(groups, (a, b) -> (Void) null)
+        CompletableFuture<Void> all = explained.thenCombine(groups, (a, b) -> (Void) null);
+        all.whenComplete((v, e) -> watch.close());
+        return all
                 .thenRun(() -> {
                     for (GroupDescription g : staleGroups) {
                         groupService.removeGroup(g.deviceId(), g.appCookie(), appId);
@@ -485,59 +488,74 @@ public final class OpenFlowBitmapProgrammer {
         return ids;
     }
 
-    // sent: filled with the keys of the groups that go to the switch (the others are left to ONOS's store)
-    private CompletableFuture<Void> addGroups(List<GroupDescription> groups, Set<String> sent) {
-        if (groups.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Set<String> pending = Collections.synchronizedSet(new LinkedHashSet<>());
-        groups.forEach(g -> pending.add(groupKey(g)));
-        GroupListener listener = new GroupListener() {
-            @Override
-            public void event(GroupEvent event) {
-                Group g = event.subject();
-                String key = g.deviceId() + "|" + g.appCookie();
-                if (!pending.contains(key)) {
-                    return;
-                }
-                switch (event.type()) {
-                    case GROUP_ADDED:
-                    case GROUP_UPDATED:
-                        pending.remove(key);
-                        if (pending.isEmpty()) {
-                            groupService.removeListener(this);
-                            done.complete(null);
-                        }
-                        break;
-                    case GROUP_ADD_FAILED:
-                    case GROUP_UPDATE_FAILED:
-                        groupService.removeListener(this);
-                        done.completeExceptionally(new IllegalStateException("switch " + g.deviceId()
-                                + " refused egress group 0x" + Integer.toHexString(g.id().id())));
-                        break;
-                    default:
-                        break;
-                }
+    /** What became of the egress groups one sync sent or relies on. */
+    private final class GroupWatch {
+        // completes when the groups waited for are ADDED or updated: those whose buckets changed, or that ONOS's
+        // store holds in a state the rules cannot follow
+        final CompletableFuture<Void> ready = new CompletableFuture<>();
+        // fails when the switch refuses one of them
+        final CompletableFuture<Void> refused = new CompletableFuture<>();
+        final Set<String> awaited = Collections.synchronizedSet(new LinkedHashSet<>());
+        final Set<String> watched = Collections.synchronizedSet(new LinkedHashSet<>());
+        final GroupListener listener = event -> {
+            Group g = event.subject();
+            String key = g.deviceId() + "|" + g.appCookie();
+            if (!watched.contains(key)) {
+                return;
+            }
+            switch (event.type()) {
+                case GROUP_ADDED:
+                case GROUP_UPDATED:
+                    if (awaited.remove(key) && awaited.isEmpty()) {
+                        ready.complete(null);
+                    }
+                    break;
+                case GROUP_ADD_FAILED:
+                case GROUP_UPDATE_FAILED:
+                    IllegalStateException e = new IllegalStateException("switch " + g.deviceId()
+                            + " refused egress group 0x" + Integer.toHexString(g.id().id()));
+                    refused.completeExceptionally(e);
+                    ready.completeExceptionally(e);
+                    break;
+                default:
+                    break;
             }
         };
-        groupService.addListener(listener);
+
+        void close() {
+            groupService.removeListener(listener);
+        }
+    }
+
+    // sent: filled with the keys of the groups that go to the switch (the others are left to ONOS's store). A new
+    // group is not waited for: ONOS sends its group-mod at once and reports it ADDED only on its next group poll,
+    // the rules that name it follow it down the switch's connection, and their acknowledgement proves it is there
+    private GroupWatch addGroups(List<GroupDescription> groups, Set<String> sent) {
+        GroupWatch w = new GroupWatch();
+        groups.forEach(g -> {
+            w.watched.add(groupKey(g));
+            w.awaited.add(groupKey(g));
+        });
+        groupService.addListener(w.listener);
         for (GroupDescription g : groups) {
             Group existing = groupService.getGroup(g.deviceId(), g.appCookie());
             if (existing == null) {
                 sent.add(groupKey(g));
                 groupService.addGroup(g);
+                w.awaited.remove(groupKey(g));
             } else if (!existing.buckets().equals(g.buckets())) {
                 sent.add(groupKey(g));
                 groupService.setBucketsForGroup(g.deviceId(), g.appCookie(), g.buckets(), g.appCookie(), appId);
-            } else if (existing.state() == Group.GroupState.ADDED) {
-                pending.remove(groupKey(g));
+            } else if (existing.state() == Group.GroupState.ADDED || existing.state() == Group.GroupState.PENDING_ADD
+                    || existing.state() == Group.GroupState.PENDING_ADD_RETRY) {
+                // added, or sent before the rules that follow
+                w.awaited.remove(groupKey(g));
             }
         }
-        if (pending.isEmpty() && done.complete(null)) {
-            groupService.removeListener(listener);
+        if (w.awaited.isEmpty()) {
+            w.ready.complete(null);
         }
-        return done;
+        return w;
     }
 
     private CompletableFuture<Void> applyFlows(List<FlowRule> add, List<FlowRule> stale) {

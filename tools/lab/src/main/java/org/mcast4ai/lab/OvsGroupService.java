@@ -172,10 +172,10 @@ public class OvsGroupService implements GroupService {
                     confirmed.add(g);
                 } else if (there && st == Group.GroupState.ADDED) {
                     seen.add(g);
-                } else if (!there && (st == Group.GroupState.PENDING_ADD_RETRY || st == Group.GroupState.ADDED)
+                } else if (!there && (pendingAdd || st == Group.GroupState.ADDED)
                         && !marks.writtenSince(device + "/" + g.id().id(), mark)) {
-                    // (one written since the read began is left to the next poll: the read may predate it)
-                    // (ONOS retries a PENDING_ADD one too; here a group the switch refused would fail the bundle)
+                    // as ONOS's groupMissing, for ADDED and pending groups alike (a switch that came back empty
+                    // lost them all); one written since the read began is left to the next poll
                     repair.add(SwitchOp.group(SwitchOp.Kind.ADD_GROUP, g.id().id(), g));
                     retried.add(g);
                     missing++;
@@ -197,6 +197,22 @@ public class OvsGroupService implements GroupService {
                     extraneous.addAndGet(unknown);
                     log.info("audit {}: re-installed {} missing group(s), deleted {} extraneous", bridge, missing,
                             unknown);
+                } else if (repair.size() > 1 && r.exitCode() == 1) {
+                    // a group the switch refuses must not keep the others off it: each on its own, as ONOS sends them
+                    int sent = 0;
+                    for (int i = 0; i < repair.size(); i++) {
+                        if (ofctl.bundle(bridge, List.of(repair.get(i))).ok()) {
+                            sent++;
+                            if (i < retried.size()) {
+                                retried.get(i).setState(Group.GroupState.PENDING_ADD_RETRY);
+                                reinstalled.incrementAndGet();
+                            } else {
+                                extraneous.incrementAndGet();
+                            }
+                        }
+                    }
+                    log.warn("audit {}: group repair refused as a whole ({}); {} of {} sent on their own", bridge,
+                            r.errors(), sent, repair.size());
                 } else {
                     log.warn("audit {}: group repair refused: {}", bridge, r.errors());
                 }

@@ -267,7 +267,7 @@ public final class OpenFlowBitmapProgrammer {
         log.debug("static sync {}{}: {} group(s) to add, {} rule(s) to add, {} to remove, {} stale group(s)", device,
                 unsure ? " (unsure)" : "", newGroups.size(), add.size(), stale.size(), staleGroups.size());
         Set<String> sent = new HashSet<>();
-        GroupWatch watch = addGroups(newGroups, sent);
+        EgressGroups watch = addGroups(newGroups, sent);
         CompletableFuture<Void> groups = watch.ready.thenCombine(confirmed(device, now, sent), (a, b) -> (Void) null);
         // nothing recorded for the switch (this instance has just started): after a restart the switch holds the
         // egress groups and these rules already, and ONOS's first flow poll removes the rules its store lacks, so
@@ -488,74 +488,9 @@ public final class OpenFlowBitmapProgrammer {
         return ids;
     }
 
-    /** What became of the egress groups one sync sent or relies on. */
-    private final class GroupWatch {
-        // completes when the groups waited for are ADDED or updated: those whose buckets changed, or that ONOS's
-        // store holds in a state the rules cannot follow
-        final CompletableFuture<Void> ready = new CompletableFuture<>();
-        // fails when the switch refuses one of them
-        final CompletableFuture<Void> refused = new CompletableFuture<>();
-        final Set<String> awaited = Collections.synchronizedSet(new LinkedHashSet<>());
-        final Set<String> watched = Collections.synchronizedSet(new LinkedHashSet<>());
-        final GroupListener listener = event -> {
-            Group g = event.subject();
-            String key = g.deviceId() + "|" + g.appCookie();
-            if (!watched.contains(key)) {
-                return;
-            }
-            switch (event.type()) {
-                case GROUP_ADDED:
-                case GROUP_UPDATED:
-                    if (awaited.remove(key) && awaited.isEmpty()) {
-                        ready.complete(null);
-                    }
-                    break;
-                case GROUP_ADD_FAILED:
-                case GROUP_UPDATE_FAILED:
-                    IllegalStateException e = new IllegalStateException("switch " + g.deviceId()
-                            + " refused egress group 0x" + Integer.toHexString(g.id().id()));
-                    refused.completeExceptionally(e);
-                    ready.completeExceptionally(e);
-                    break;
-                default:
-                    break;
-            }
-        };
-
-        void close() {
-            groupService.removeListener(listener);
-        }
-    }
-
-    // sent: filled with the keys of the groups that go to the switch (the others are left to ONOS's store). A new
-    // group is not waited for: ONOS sends its group-mod at once and reports it ADDED only on its next group poll,
-    // the rules that name it follow it down the switch's connection, and their acknowledgement proves it is there
-    private GroupWatch addGroups(List<GroupDescription> groups, Set<String> sent) {
-        GroupWatch w = new GroupWatch();
-        groups.forEach(g -> {
-            w.watched.add(groupKey(g));
-            w.awaited.add(groupKey(g));
-        });
-        groupService.addListener(w.listener);
-        for (GroupDescription g : groups) {
-            Group existing = groupService.getGroup(g.deviceId(), g.appCookie());
-            if (existing == null) {
-                sent.add(groupKey(g));
-                groupService.addGroup(g);
-                w.awaited.remove(groupKey(g));
-            } else if (!existing.buckets().equals(g.buckets())) {
-                sent.add(groupKey(g));
-                groupService.setBucketsForGroup(g.deviceId(), g.appCookie(), g.buckets(), g.appCookie(), appId);
-            } else if (existing.state() == Group.GroupState.ADDED || existing.state() == Group.GroupState.PENDING_ADD
-                    || existing.state() == Group.GroupState.PENDING_ADD_RETRY) {
-                // added, or sent before the rules that follow
-                w.awaited.remove(groupKey(g));
-            }
-        }
-        if (w.awaited.isEmpty()) {
-            w.ready.complete(null);
-        }
-        return w;
+    // sent: filled with the keys of the groups that go to the switch (the others are left to ONOS's store)
+    private EgressGroups addGroups(List<GroupDescription> groups, Set<String> sent) {
+        return EgressGroups.send(groupService, appId, groups, sent);
     }
 
     private CompletableFuture<Void> applyFlows(List<FlowRule> add, List<FlowRule> stale) {
@@ -586,7 +521,7 @@ public final class OpenFlowBitmapProgrammer {
         return done;
     }
 
-    private static String groupKey(GroupDescription g) {
+    static String groupKey(GroupDescription g) {
         return g.deviceId() + "|" + g.appCookie();
     }
 }

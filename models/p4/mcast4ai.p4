@@ -10,6 +10,10 @@
  *   out_port    (egress port)     what a port leads to: a downward neighbour (the leaves of its range it
  *                                 still reaches), a host (its slot) or an uplink (its index)
  *   multicast group 1             one replica per port of the switch
+ *   icrc_lo, icrc_hi (leaves)     the ICRC's shift over n zero bytes, n = 64 hi + lo (the same on every leaf)
+ *   rewrite4, rewrite6 (leaves)   per (port, address a copy is for) the receiver a reliable group's RoCEv2
+ *                                 copy is rewritten for: MAC, address, QPN, and the virtual peer as source;
+ *                                 the ICRC is updated from the rewritten fields, never computed over the payload
  *
  * Controller packets: the frames ONOS discovers the fabric and its hosts with (LLDP, BDDP, ARP, ICMPv6) go
  * to the CPU port with a packet_in header naming their ingress port; a frame from the CPU port carries a
@@ -50,6 +54,9 @@
 #define OUT_CHILD 1
 #define OUT_HOST 2
 #define OUT_UP 3
+#ifndef MAX_PAYLOAD
+#define MAX_PAYLOAD 8168  /* bytes of a RoCEv2 packet between its BTH and its ICRC that the parser reads */
+#endif
 #ifndef CPU_PORT
 #define CPU_PORT 255      /* simple_switch_grpc --cpu-port; the pipeconf's CPU port */
 #endif
@@ -62,6 +69,8 @@ const bit<16> ETH_LLDP = 0x88CC;
 const bit<16> ETH_BDDP = 0x8942;
 const bit<16> ETH_ARP = 0x0806;
 const bit<8> IP_ICMPV6 = 58;
+const bit<8> IP_UDP = 17;
+const bit<16> ROCE_PORT = 4791;
 
 error { BadVersion, BadSection }
 
@@ -81,6 +90,15 @@ header leafent_t { bit<16> prefix; bit<SLOT_W> slots; }      /* LEAF */
 header podent_t { bit<8> pod; bit<LEAF_W> leaves; }          /* POD */
 header blockb_t { bit<8> block; }                            /* BLOCK: bits 15-8 of its indices */
 header blockent_t { bit<8> low; }                            /* BLOCK: bits 7-0 of one index */
+/* the packet inside: a RoCEv2 copy is rewritten for its receiver at the receiver's leaf */
+header ipv4_t {
+    bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<16> id; bit<16> frag; bit<8> ttl; bit<8> proto;
+    bit<16> csum; bit<32> src; bit<32> dst;
+}
+header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> csum; }
+header bth_t { bit<8> opcode; bit<8> flags; bit<16> pkey; bit<8> resv; bit<24> dqpn; bit<8> ack; bit<24> psn; }
+header payload_t { varbit<(8 * MAX_PAYLOAD)> data; }        /* what follows the BTH, up to the ICRC */
+header icrc_t { bit<32> v; }                                 /* least significant byte first */
 
 /* one header per section slot, each followed by its entries, so the deparser emits them in wire order */
 struct headers_t {
@@ -99,6 +117,12 @@ struct headers_t {
     sec_t bs2; blockb_t bb2; blockent_t[31] b2;
     sec_t bs3; blockb_t bb3; blockent_t[31] b3;
     end_t end;
+    ipv4_t in4;
+    ipv6_t in6;
+    udp_t udp;
+    bth_t bth;
+    payload_t payload;
+    icrc_t icrc;
 }
 
 struct meta_t {
@@ -126,6 +150,15 @@ struct meta_t {
     bit<5> cnt;
     bit<1> to_cpu;             /* a controller packet, either way: no replication, no trimming */
     bit<9> in_port;
+    bit<1> rw;                 /* egress: a receiver's rewrite applies to this copy */
+    bit<48> rw_mac;
+    bit<128> rw_ip;            /* the receiver's address (IPv4 in the low 32 bits) */
+    bit<128> rw_vp;            /* the virtual peer's */
+    bit<24> rw_qpn;
+    bit<1024> z;               /* a zero-byte shift of the ICRC: 32 columns of 32 bits, column i at bits 32i+31..32i */
+    bit<1> z_ok;
+    bit<6> tail_lo;
+    bit<7> tail_hi;
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -207,6 +240,35 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     state the_end {
         packet.extract(hdr.end);
         verify(hdr.end.zero == 0, error.BadSection);
+        transition select(hdr.fixed.ipv4) { 1: inner_v4; default: inner_v6; }
+    }
+    /* the packet inside, as far as a receiver's rewrite needs it: IP, UDP and, to port 4791, the BTH, what
+       follows it and the ICRC (the UDP length says where that is) */
+    state inner_v4 {
+        packet.extract(hdr.in4);
+        transition select(hdr.in4.ihl, hdr.in4.proto) { (5, IP_UDP): inner_udp; default: accept; }
+    }
+    state inner_v6 {
+        packet.extract(hdr.in6);
+        transition select(hdr.in6.next) { IP_UDP: inner_udp; default: accept; }
+    }
+    state inner_udp {
+        packet.extract(hdr.udp);
+        transition select(hdr.udp.dport) { ROCE_PORT: roce_len; default: accept; }
+    }
+    state roce_len {
+        /* a BTH and an ICRC: 24 bytes with the UDP header; at most MAX_PAYLOAD more */
+        transition select(hdr.udp.len) {
+            0 &&& 0xFFF0: accept;
+            16 &&& 0xFFF8: accept;
+            0 &&& 0xE000: roce;
+            default: accept;
+        }
+    }
+    state roce {
+        packet.extract(hdr.bth);
+        packet.extract(hdr.payload, ((bit<32>)(hdr.udp.len - 24)) << 3);
+        packet.extract(hdr.icrc);
         transition accept;
     }
     state bad {
@@ -414,10 +476,73 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
 #define RECOUNT_BLOCK(S, B) if (hdr.S.isValid()) { hdr.S.count = m.cnt; \
         if (m.cnt == 0) { hdr.S.setInvalid(); hdr.B.setInvalid(); } } m.cnt = 0;
 
+/* the ICRC's zero-byte shift: the matrix m.z times V, column I selected by bit I of V */
+#define COL(V, I) (m.z[32 * I + 31:32 * I] & ((bit<32>)0 - (bit<32>)V[I:I]))
+#define SHIFT(V) V = COL(V, 0) ^ COL(V, 1) ^ COL(V, 2) ^ COL(V, 3) ^ COL(V, 4) ^ COL(V, 5) ^ COL(V, 6) \
+    ^ COL(V, 7) ^ COL(V, 8) ^ COL(V, 9) ^ COL(V, 10) ^ COL(V, 11) ^ COL(V, 12) ^ COL(V, 13) ^ COL(V, 14) \
+    ^ COL(V, 15) ^ COL(V, 16) ^ COL(V, 17) ^ COL(V, 18) ^ COL(V, 19) ^ COL(V, 20) ^ COL(V, 21) ^ COL(V, 22) \
+    ^ COL(V, 23) ^ COL(V, 24) ^ COL(V, 25) ^ COL(V, 26) ^ COL(V, 27) ^ COL(V, 28) ^ COL(V, 29) ^ COL(V, 30) \
+    ^ COL(V, 31);
+#define SWAP32(X) (X[7:0] ++ X[15:8] ++ X[23:16] ++ X[31:24])
+#define CRC32_MAX 64w4294967296
+
 control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    /* receivers' rewrites: 0 copies rewritten, 1 copies dropped because the ICRC shift tables lack an entry */
+    counter(2, CounterType.packets) edge;
+
     action drop() {
         mark_to_drop(sm);
     }
+
+    /* the receiver a group's RoCEv2 copy leaves by this port for: its MAC, address and QPN, and the virtual
+       peer's address its QP is connected to (the copy's source from here on) */
+    action receiver6(bit<48> mac, bit<128> ip, bit<24> qpn, bit<128> vp) {
+        m.rw = 1; m.rw_mac = mac; m.rw_ip = ip; m.rw_qpn = qpn; m.rw_vp = vp;
+    }
+
+    action receiver4(bit<48> mac, bit<32> ip, bit<24> qpn, bit<32> vp) {
+        m.rw = 1; m.rw_mac = mac; m.rw_ip = (bit<128>)ip; m.rw_qpn = qpn; m.rw_vp = (bit<128>)vp;
+    }
+
+    /* keyed by the port and the address the copy is for (the virtual peer the sender's QP is connected to) */
+    table rewrite6 {
+        key = { sm.egress_port: exact @name("egress_port"); hdr.in6.dst: exact @name("dst"); }
+        actions = { receiver6; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
+    table rewrite4 {
+        key = { sm.egress_port: exact @name("egress_port"); hdr.in4.dst: exact @name("dst"); }
+        actions = { receiver4; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
+    /* the shift of the ICRC over n zero bytes, n = 64 * tail_hi + tail_lo: static, written on every leaf */
+    action icrc_shift(bit<1024> z) {
+        m.z = z;
+        m.z_ok = 1;
+    }
+
+    action no_shift() {
+        m.z_ok = 0;
+    }
+
+    table icrc_lo {
+        key = { m.tail_lo: exact @name("tail_lo"); }
+        actions = { icrc_shift; no_shift; }
+        default_action = no_shift();
+        size = 64;
+    }
+
+    table icrc_hi {
+        key = { m.tail_hi: exact @name("tail_hi"); }
+        actions = { icrc_shift; no_shift; }
+        default_action = no_shift();
+        size = 128;
+    }
+
 
     /* a downward neighbour: the leaves of its range it still reaches */
     action to_child(bit<LEAF_SET> leaves) {
@@ -475,6 +600,7 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             return;
         }
         m.out_kind = 0;
+        m.rw = 0;
         out_port.apply();
         bool keep = false;
         if (sm.egress_port == sm.ingress_port) {
@@ -495,6 +621,53 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             drop();
         } else if (m.out_kind == OUT_HOST) {
             strip();
+            if (hdr.bth.isValid() && hdr.in6.isValid()) {
+                rewrite6.apply();
+            } else if (hdr.bth.isValid() && hdr.in4.isValid()) {
+                rewrite4.apply();
+            }
+            if (m.rw == 1) {
+                /* the ICRC: the carried one XOR the CRC of the rewritten fields' difference, laid out as the
+                   ICRC's message from its start to the QPN, shifted over the bytes after the QPN (the CRC is
+                   affine: for messages of one length crc(a) ^ crc(b) is the linear CRC of a ^ b). The payload is
+                   never read, so a copy damaged on the way stays damaged. */
+                bit<32> d;
+                bit<32> k;
+                if (hdr.in6.isValid()) {
+                    hash(d, HashAlgorithm.crc32, 32w0, { 64w0, 64w0, hdr.in6.src ^ m.rw_vp, hdr.in6.dst ^ m.rw_ip,
+                         64w0, 40w0, hdr.bth.dqpn ^ m.rw_qpn }, CRC32_MAX);
+                    hash(k, HashAlgorithm.crc32, 32w0, { 64w0, 64w0, 128w0, 128w0, 64w0, 40w0, 24w0 }, CRC32_MAX);
+                    hdr.in6.src = m.rw_vp;
+                    hdr.in6.dst = m.rw_ip;
+                } else {
+                    hash(d, HashAlgorithm.crc32, 32w0, { 64w0, 96w0, hdr.in4.src ^ (bit<32>)m.rw_vp,
+                         hdr.in4.dst ^ (bit<32>)m.rw_ip, 64w0, 40w0, hdr.bth.dqpn ^ m.rw_qpn }, CRC32_MAX);
+                    hash(k, HashAlgorithm.crc32, 32w0, { 64w0, 96w0, 32w0, 32w0, 64w0, 40w0, 24w0 }, CRC32_MAX);
+                    hdr.in4.src = (bit<32>)m.rw_vp;
+                    hdr.in4.dst = (bit<32>)m.rw_ip;
+                }
+                bit<32> v = d ^ k;
+                bit<16> tail = hdr.udp.len - 20;
+                m.tail_lo = tail[5:0];
+                m.tail_hi = tail[12:6];
+                icrc_lo.apply();
+                bit<1> ok = m.z_ok;
+                SHIFT(v)
+                icrc_hi.apply();
+                ok = ok & m.z_ok;
+                SHIFT(v)
+                if (ok == 0) {
+                    edge.count(1);
+                    drop();
+                } else {
+                    edge.count(0);
+                    bit<32> c = SWAP32(hdr.icrc.v) ^ v;
+                    hdr.icrc.v = SWAP32(c);
+                    hdr.eth.dst = m.rw_mac;
+                    hdr.bth.dqpn = m.rw_qpn;
+                    hdr.udp.csum = 0;
+                }
+            }
         } else {
             trim();
             m.cnt = 0;
@@ -521,7 +694,13 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
 }
 
 control McastComputeChecksum(inout headers_t hdr, inout meta_t m) {
-    apply { }
+    apply {
+        /* a rewritten IPv4 copy's header checksum (masked in the ICRC) */
+        update_checksum(hdr.in4.isValid() && m.rw == 1,
+            { hdr.in4.version, hdr.in4.ihl, hdr.in4.tos, hdr.in4.len, hdr.in4.id, hdr.in4.frag, hdr.in4.ttl,
+              hdr.in4.proto, hdr.in4.src, hdr.in4.dst },
+            hdr.in4.csum, HashAlgorithm.csum16);
+    }
 }
 
 control McastDeparser(packet_out packet, in headers_t hdr) {
@@ -540,6 +719,12 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.bs2); packet.emit(hdr.bb2); packet.emit(hdr.b2);
         packet.emit(hdr.bs3); packet.emit(hdr.bb3); packet.emit(hdr.b3);
         packet.emit(hdr.end);
+        packet.emit(hdr.in4);
+        packet.emit(hdr.in6);
+        packet.emit(hdr.udp);
+        packet.emit(hdr.bth);
+        packet.emit(hdr.payload);
+        packet.emit(hdr.icrc);
     }
 }
 

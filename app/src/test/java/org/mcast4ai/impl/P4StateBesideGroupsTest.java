@@ -1,16 +1,31 @@
 package org.mcast4ai.impl;
 
 import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.AggregationContext;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Reliability;
 import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
+import org.mcast4ai.impl.p4.P4EdgePlanner;
 import org.mcast4ai.impl.p4.P4FabricManagerAccess;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.instructions.PiInstruction;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.runtime.PiAction;
 
+import java.math.BigInteger;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -35,5 +50,43 @@ class P4StateBesideGroupsTest {
         assertTrue(h.flows.allRules().stream().map(FlowRule::id).collect(Collectors.toSet())
                 .containsAll(before.stream().map(FlowRule::id).collect(Collectors.toSet())), "P4 state kept");
         p4.stop();
+    }
+
+    @Test
+    void aReliableGroupsReceiversOnAP4LeafGetTheirRewritesUntilItGoes() {
+        ManagerHarness h = new ManagerHarness(TestFabric.leafSpine(), null, new FakeGroupService());
+        h.flows.autoAck(true);
+        FakePipeconfService pipeconfs = new FakePipeconfService();
+        pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
+        P4FabricManagerAccess p4 = new P4FabricManagerAccess(h.fabric, h.flows, h.groups, pipeconfs);
+        p4.bind(h.manager);
+        P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "rc"))
+                .source(Endpoint.of(TestFabric.hostId(1, 1), 51)).reliability(Reliability.ACK_AGGREGATION)
+                .addReceiver(Endpoint.of(TestFabric.hostId(2, 1), 18))
+                .addReceiver(Endpoint.of(TestFabric.hostId(3, 1), 19)).build());
+        p4.run();
+        List<FlowRule> rewrites = rewrites(h);
+        assertEquals(1, rewrites.size(), "the receiver on the P4 leaf, not the one on the OpenFlow leaf");
+        AggregationContext c = h.manager.getAggregation(g.id()).orElseThrow();
+        AggregationContext.Member r = c.receivers().stream()
+                .filter(m -> m.host().equals(TestFabric.hostId(2, 1))).findFirst().orElseThrow();
+        assertEquals(TestFabric.leaf(2), rewrites.get(0).deviceId());
+        PiAction a = (PiAction) ((PiInstruction) rewrites.get(0).treatment().allInstructions().get(0)).action();
+        Map<String, byte[]> p = new HashMap<>();
+        a.parameters().forEach(x -> p.put(x.id().id(), x.value().asArray()));
+        assertArrayEquals(r.ip().toOctets(), p.get("ip"));
+        assertArrayEquals(r.mac().toBytes(), p.get("mac"));
+        assertArrayEquals(c.peer().address().toOctets(), p.get("vp"));
+        assertEquals(r.qpn(), new BigInteger(1, p.get("qpn")).intValue());
+        h.manager.withdraw(g.id());
+        h.flows.ackAll();
+        p4.run();
+        assertEquals(List.of(), rewrites(h), "gone with its group");
+        p4.stop();
+    }
+
+    private static List<FlowRule> rewrites(ManagerHarness h) {
+        return h.flows.allRules().stream()
+                .filter(f -> f.table().equals(PiTableId.of(P4EdgePlanner.REWRITE4))).collect(Collectors.toList());
     }
 }

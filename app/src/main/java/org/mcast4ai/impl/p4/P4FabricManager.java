@@ -1,6 +1,12 @@
 package org.mcast4ai.impl.p4;
 
+import org.mcast4ai.api.AggregationContext;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupListener;
+import org.mcast4ai.api.P2mpGroupService;
 import org.mcast4ai.api.P4FabricService;
+import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.P4FabricStatus;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
@@ -14,6 +20,7 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostEvent;
@@ -30,10 +37,12 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,6 +107,14 @@ public class P4FabricManager implements P4FabricService {
     };
     private final LinkListener links = (LinkEvent e) -> changed();
     private final HostListener hosts = (HostEvent e) -> changed();
+    private final P2mpGroupListener reliableGroups = e -> {
+        if (e.subject().request().reliability() == Reliability.ACK_AGGREGATION) {
+            changed();
+        }
+    };
+    // the groups whose receivers' rewrites P4 leaves hold; absent, only the static state is programmed
+    private volatile P2mpGroupService mcastService;
+    private P4EdgePlanner edgePlanner;
     private ScheduledExecutorService loop;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
@@ -116,6 +133,7 @@ public class P4FabricManager implements P4FabricService {
         bitStore = new P4BitIndexStore(storageService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
+        edgePlanner = new P4EdgePlanner(appId);
         loop = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "p4-fabric", log));
         deviceService.addListener(devices);
         linkService.addListener(links);
@@ -136,7 +154,28 @@ public class P4FabricManager implements P4FabricService {
         loop = null;
     }
 
+    /**
+     * @param s the group service, whose ACK_AGGREGATION groups' receivers on P4 leaves get their rewrites
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            unbind = "unbindGroupService")
+    protected void bindGroupService(P2mpGroupService s) {
+        mcastService = s;
+        s.addListener(reliableGroups);
+    }
+
+    /** @param s the group service going away */
+    protected void unbindGroupService(P2mpGroupService s) {
+        s.removeListener(reliableGroups);
+        if (mcastService == s) {
+            mcastService = null;
+        }
+    }
+
     private void changed() {
+        if (loop == null) {
+            return;
+        }
         snapshots.invalidate();
         if (queued.compareAndSet(false, true)) {
             loop.schedule(() -> {
@@ -181,7 +220,7 @@ public class P4FabricManager implements P4FabricService {
         try {
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
-            desired = planner.plan(fabric, SwitchTables.build(fabric, bits), targets);
+            desired = withRewrites(planner.plan(fabric, SwitchTables.build(fabric, bits), targets), targets);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // once per distinct problem: the loop runs every few seconds
             if (!Objects.equals(status.problem(), e.getMessage())) {
@@ -197,6 +236,35 @@ public class P4FabricManager implements P4FabricService {
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
                 null);
         return w;
+    }
+
+    // the static state plus the rewrites of the reliable groups' receivers on these switches
+    private Map<DeviceId, P4FabricPlanner.SwitchState> withRewrites(Map<DeviceId, P4FabricPlanner.SwitchState> plan,
+                                                                   Set<DeviceId> targets) {
+        P2mpGroupService groups = mcastService;
+        if (groups == null) {
+            return plan;
+        }
+        List<AggregationContext> contexts = new ArrayList<>();
+        for (P2mpGroup g : groups.getGroups()) {
+            if (g.request().reliability() == Reliability.ACK_AGGREGATION && g.state() != GroupState.WITHDRAWN) {
+                groups.getAggregation(g.id()).ifPresent(contexts::add);
+            }
+        }
+        Map<DeviceId, List<FlowRule>> rewrites = edgePlanner.plan(contexts, targets);
+        if (rewrites.isEmpty()) {
+            return plan;
+        }
+        Map<DeviceId, P4FabricPlanner.SwitchState> out = new LinkedHashMap<>(plan);
+        rewrites.forEach((d, rules) -> {
+            P4FabricPlanner.SwitchState s = out.get(d);
+            if (s != null) {
+                List<FlowRule> all = new ArrayList<>(s.rules());
+                all.addAll(rules);
+                out.put(d, new P4FabricPlanner.SwitchState(all, s.group()));
+            }
+        });
+        return out;
     }
 
     // leaf numbers never move, across restarts and takeovers too: a failed leaf keeps its number for its return

@@ -4,6 +4,7 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.FabricGeometry;
 import org.mcast4ai.engine.bitmap.SwitchTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.mcast4ai.engine.reliable.Icrc;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.GroupId;
@@ -41,7 +42,8 @@ import java.util.Set;
  * The static state of {@code models/p4/mcast4ai.p4} on every switch of a fabric, from the engine's
  * {@link SwitchTables} (the same tables the known-answer vectors are made from): per switch the role and uplinks
  * defaults, one uplink_port entry per uplink, one out_port entry per port and multicast group 1 with one replica
- * per port. Nothing in it names a group. Pure: built from the snapshot alone.
+ * per port; on a leaf also the ICRC shift tables its receivers' rewrites use ({@link Icrc}: the same 192
+ * entries on every leaf). Nothing in it names a group. Pure: built from the snapshot alone.
  */
 public final class P4FabricPlanner {
     /** Table, action and parameter names of the program's P4Info. */
@@ -55,6 +57,12 @@ public final class P4FabricPlanner {
     public static final String TO_CHILD = "McastEgress.to_child";
     public static final String TO_HOST = "McastEgress.to_host";
     public static final String TO_UPLINK = "McastEgress.to_uplink";
+    public static final String ICRC_LO = "McastEgress.icrc_lo";
+    public static final String ICRC_HI = "McastEgress.icrc_hi";
+    public static final String ICRC_SHIFT = "McastEgress.icrc_shift";
+    /** Entries of the ICRC shift tables: tail lengths {@code 64 * hi + lo} with lo below 64 and hi below 128. */
+    public static final int ICRC_LO_ENTRIES = 64;
+    public static final int ICRC_HI_ENTRIES = 128;
     /** The program's one multicast group. */
     public static final int MULTICAST_GROUP = 1;
     /** Uplinks the program holds per switch. */
@@ -200,6 +208,9 @@ public final class P4FabricPlanner {
                 .withParameter(new PiActionParam(PiActionParamId.of("below"), leafSet(below))).build()));
         rules.add(rule(d, UPLINKS, null, PiAction.builder().withId(PiActionId.of(SET_UPLINKS))
                 .withParameters(reach).build()));
+        if (leaf) {
+            icrcShifts(d, rules);
+        }
         List<GroupBucket> buckets = new ArrayList<>();
         for (long p : ports) {
             buckets.add(DefaultGroupBucket.createAllGroupBucket(DefaultTrafficTreatment.builder()
@@ -209,6 +220,28 @@ public final class P4FabricPlanner {
                 new DefaultGroupKey("mcast4ai-p4-replication".getBytes(StandardCharsets.US_ASCII)),
                 MULTICAST_GROUP, appId);
         return new SwitchState(rules, group);
+    }
+
+    // the shifts over lo and over 64 * hi zero bytes, each matrix as one bit<1024> parameter: column i at bits
+    // 32i+31..32i, so column 31 comes first in the big-endian bytes
+    private void icrcShifts(DeviceId d, List<FlowRule> rules) {
+        for (int t = 0; t < 2; t++) {
+            boolean lo = t == 0;
+            int n = lo ? ICRC_LO_ENTRIES : ICRC_HI_ENTRIES;
+            for (int k = 0; k < n; k++) {
+                int[] cols = Icrc.shiftColumns(lo ? k : 64 * k);
+                byte[] z = new byte[128];
+                for (int i = 0; i < 32; i++) {
+                    for (int b = 0; b < 4; b++) {
+                        z[124 - 4 * i + b] = (byte) (cols[i] >>> (8 * (3 - b)));
+                    }
+                }
+                rules.add(rule(d, lo ? ICRC_LO : ICRC_HI, exact(lo ? "tail_lo" : "tail_hi", k),
+                        PiAction.builder().withId(PiActionId.of(ICRC_SHIFT))
+                                .withParameter(new PiActionParam(PiActionParamId.of("z"),
+                                        ImmutableByteSequence.copyFrom(z))).build()));
+            }
+        }
     }
 
     /** A leaf set as the program holds it: leaf l is bit {@code leafSet - 1 - l}, most significant first. */
@@ -224,7 +257,7 @@ public final class P4FabricPlanner {
         return ImmutableByteSequence.copyFrom(b);
     }
 
-    private static PiActionParam param(String name, long value, int bytes) {
+    static PiActionParam param(String name, long value, int bytes) {
         byte[] b = new byte[bytes];
         for (int i = 0; i < bytes; i++) {
             b[bytes - 1 - i] = (byte) (value >>> (8 * i));
@@ -238,6 +271,10 @@ public final class P4FabricPlanner {
     }
 
     private FlowRule rule(DeviceId d, String table, TrafficSelector selector, PiAction action) {
+        return rule(appId, d, table, selector, action);
+    }
+
+    static FlowRule rule(ApplicationId appId, DeviceId d, String table, TrafficSelector selector, PiAction action) {
         return DefaultFlowRule.builder().forDevice(d).forTable(PiTableId.of(table)).fromApp(appId)
                 .withPriority(PRIORITY).makePermanent()
                 .withSelector(selector == null ? DefaultTrafficSelector.emptySelector() : selector)

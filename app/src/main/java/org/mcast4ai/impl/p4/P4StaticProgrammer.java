@@ -36,7 +36,8 @@ public final class P4StaticProgrammer {
     /** The program's tables: the app's entries in them are its to keep or remove. */
     public static final Set<PiTableId> TABLES = Set.of(PiTableId.of(P4FabricPlanner.ROLE),
             PiTableId.of(P4FabricPlanner.UPLINKS), PiTableId.of(P4FabricPlanner.UPLINK_PORT),
-            PiTableId.of(P4FabricPlanner.OUT_PORT));
+            PiTableId.of(P4FabricPlanner.OUT_PORT), PiTableId.of(P4FabricPlanner.ICRC_LO),
+            PiTableId.of(P4FabricPlanner.ICRC_HI), PiTableId.of(P4EdgePlanner.REWRITE4));
 
     private final Logger log = getLogger(getClass());
     private final FlowRuleService flowRuleService;

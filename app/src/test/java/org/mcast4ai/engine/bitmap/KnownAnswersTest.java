@@ -34,6 +34,8 @@ class KnownAnswersTest {
     private static final int ETHERTYPE_MCAST4AI = 0x88B5;
     /** The program's CPU port ({@code CPU_PORT}). */
     private static final int CPU_PORT = 255;
+    /** A reliable group's receivers: one on the source's leaf, one in its pod, two beyond; the last is plain. */
+    private static final String[] RELIABLE = {"h1-1-2", "h2-1-1", "h3-2-2", "h4-1-2"};
 
     @Test
     void vectorsMatchThePerHopRule() throws IOException {
@@ -76,6 +78,12 @@ class KnownAnswersTest {
         }
         vectors.put("fattree16-mixed", scenario("fat tree k=16, LEAF, RACK and BLOCK sections", k16, k16,
                 k16.hostIndex("h1-1-1"), hosts(k16, mixed.toArray(new String[0])), 0x00ab));
+        vectors.put("fattree4-reliable6", scenario("fat tree k=4, a RoCEv2 copy (IPv6) to the virtual peer, rewritten"
+                + " at each receiver's leaf but the plain receiver's", k4, k4, source, hosts(k4, RELIABLE), 0x0077,
+                RoceCopies.edge(k4, false, RELIABLE)));
+        vectors.put("fattree4-reliable4", scenario("fat tree k=4, a RoCEv2 copy (IPv4) to the virtual peer, rewritten"
+                + " at each receiver's leaf but the plain receiver's", k4, k4, source, hosts(k4, RELIABLE), 0x0078,
+                RoceCopies.edge(k4, true, RELIABLE)));
         vectors.put("fattree4-malformed", malformed(k4));
         vectors.put("fattree4-controller", controller(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
@@ -99,11 +107,22 @@ class KnownAnswersTest {
 
     private static String scenario(String what, FabricSnapshot whole, FabricSnapshot f, int source, int[] group,
                                    int entropy) {
+        return scenario(what, whole, f, source, group, entropy, null);
+    }
+
+    private static String scenario(String what, FabricSnapshot whole, FabricSnapshot f, int source, int[] group,
+                                   int entropy, RoceCopies.Edge edge) {
         BitIndexTable bits = BitIndexTable.forFabric(whole);
         SwitchTables tables = SwitchTables.build(f, bits);
         ReplicationSimulator sim = new ReplicationSimulator(f, tables);
         List<HeaderV2> sets = new HeaderV2Planner(bits.geometry()).planHosts(bits.hostBits(whole), group, entropy);
-        byte[] inner = inner(entropy);
+        boolean ipv4 = edge != null && edge.ipv4();
+        if (ipv4) {
+            List<HeaderV2> v4 = new ArrayList<>();
+            sets.forEach(h -> v4.add(new HeaderV2(h.hopLimit(), h.entropy(), true, h.sections())));
+            sets = v4;
+        }
+        byte[] inner = edge == null ? inner(entropy) : edge.inner();
         List<String> packets = new ArrayList<>();
         TreeSet<Integer> touched = new TreeSet<>();
         ReplicationSimulator.Replication r = sim.simulateV2(source, sets, inner.length, (sw, inPort, in, ports, out,
@@ -112,10 +131,11 @@ class KnownAnswersTest {
             StringBuilder outs = new StringBuilder();
             for (int i = 0; i < ports.size(); i++) {
                 outs.append(i == 0 ? "" : ",\n").append("        {\"port\": ").append(ports.get(i))
-                        .append(", \"frame\": \"").append(hex(frame(out.get(i), inner))).append("\"}");
+                        .append(", \"frame\": \"").append(hex(copy(edge, sw, ports.get(i), out.get(i), inner, ipv4)))
+                        .append("\"}");
             }
             packets.add("    {\"switch\": \"" + f.switchName(sw) + "\", \"role\": \"" + f.role(sw)
-                    + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frame(in, inner))
+                    + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frame(in, inner, ipv4))
                     + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ")
                     + "], \"dropped\": " + dropped + "}");
         });
@@ -128,7 +148,7 @@ class KnownAnswersTest {
         }
         return "{\n  \"description\": \"" + what + "\",\n  \"geometry\": " + geometry(bits.geometry())
                 + ",\n  \"source\": \"" + whole.hostName(source) + "\",\n  \"receivers\": [" + receivers
-                + "],\n  \"switches\": {\n" + switches(f, tables, touched) + "\n  },\n  \"packets\": [\n"
+                + "],\n  \"switches\": {\n" + switches(f, tables, touched, edge) + "\n  },\n  \"packets\": [\n"
                 + String.join(",\n", packets) + "\n  ]\n}\n";
     }
 
@@ -251,6 +271,11 @@ class KnownAnswersTest {
     }
 
     private static String switches(FabricSnapshot f, SwitchTables tables, TreeSet<Integer> which) {
+        return switches(f, tables, which, null);
+    }
+
+    private static String switches(FabricSnapshot f, SwitchTables tables, TreeSet<Integer> which,
+                                   RoceCopies.Edge edge) {
         List<String> out = new ArrayList<>();
         for (int sw : which) {
             SwitchTable t = tables.table(sw);
@@ -273,14 +298,25 @@ class KnownAnswersTest {
             }
             out.add("    \"" + f.switchName(sw) + "\": {\"role\": \"" + f.role(sw) + "\", \"self_lo\": " + t.selfLo()
                     + ", \"self_hi\": " + t.selfHi() + ", \"to_hosts\": " + (t.childScope() == null)
-                    + ",\n      \"children\": [" + children + "],\n      \"up\": [" + up + "]}");
+                    + ",\n      \"children\": [" + children + "],\n      \"up\": [" + up + "]"
+                    + (edge == null ? "" : edge.json(sw)) + "}");
         }
         return String.join(",\n", out);
     }
 
     /** Ethernet, then the header (or, towards a host, nothing: the EtherType becomes IPv6), then the packet. */
+    /** A copy out: towards a host, rewritten for its receiver where the edge has one on that port. */
+    private static byte[] copy(RoceCopies.Edge edge, int sw, long port, byte[] header, byte[] inner, boolean ipv4) {
+        byte[] frame = frame(header, inner, ipv4);
+        return header == null && edge != null ? edge.atPort(sw, port, frame) : frame;
+    }
+
     private static byte[] frame(byte[] header, byte[] inner) {
-        int type = header == null ? 0x86DD : ETHERTYPE_MCAST4AI;
+        return frame(header, inner, false);
+    }
+
+    private static byte[] frame(byte[] header, byte[] inner, boolean ipv4) {
+        int type = header == null ? ipv4 ? 0x0800 : 0x86DD : ETHERTYPE_MCAST4AI;
         byte[] out = new byte[14 + (header == null ? 0 : header.length) + inner.length];
         System.arraycopy(GROUP_MAC, 0, out, 0, 6);
         System.arraycopy(SENDER_MAC, 0, out, 6, 6);

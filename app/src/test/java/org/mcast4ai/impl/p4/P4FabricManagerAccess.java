@@ -76,6 +76,11 @@ public final class P4FabricManagerAccess {
         };
     }
 
+    /** @param groups the group service whose reliable groups' receivers get their rewrites, as SCR binds it */
+    public void bind(org.mcast4ai.api.P2mpGroupService groups) {
+        manager.bindGroupService(groups);
+    }
+
     /** @return what one run wrote */
     public P4StaticProgrammer.Writes run() {
         return manager.run();

@@ -8,6 +8,7 @@ import org.mcast4ai.engine.FabricGenerators;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.mcast4ai.engine.reliable.Icrc;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.DeviceId;
@@ -32,10 +33,12 @@ import org.onosproject.p4runtime.model.P4InfoParser;
 import java.io.File;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -98,7 +101,15 @@ class P4FabricPlannerTest {
         assertTrue(checked > 100, "entries checked: " + checked);
     }
 
-    private static void check(FlowRule r) {
+    /** Checks a rule against the program's P4Info (parsed on first use). */
+    static void check(FlowRule r) {
+        if (model == null) {
+            try {
+                parse();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
         PiTableModel t = model.table((PiTableId) r.table()).orElseThrow(
                 () -> new AssertionError("no table " + r.table() + " in the P4Info"));
         Criterion c = r.selector().criteria().isEmpty() ? null : r.selector().criteria().iterator().next();
@@ -225,6 +236,52 @@ class P4FabricPlannerTest {
             x = (x << 8) | (b & 0xff);
         }
         return x;
+    }
+
+    @Test
+    void leavesHoldTheIcrcShiftsOfEveryTail() {
+        FabricSnapshot k4 = FabricGenerators.fatTree(4);
+        Map<DeviceId, P4FabricPlanner.SwitchState> state = plan(planner, k4);
+        for (Map.Entry<DeviceId, P4FabricPlanner.SwitchState> e : state.entrySet()) {
+            boolean leaf = e.getKey().toString().startsWith("edge");
+            Map<Integer, int[]> lo = new HashMap<>();
+            Map<Integer, int[]> hi = new HashMap<>();
+            for (FlowRule r : e.getValue().rules()) {
+                boolean isLo = r.table().equals(PiTableId.of(P4FabricPlanner.ICRC_LO));
+                if (!isLo && !r.table().equals(PiTableId.of(P4FabricPlanner.ICRC_HI))) {
+                    continue;
+                }
+                PiCriterion c = (PiCriterion) r.selector().criteria().iterator().next();
+                int key = (int) toLong(((PiExactFieldMatch) c.fieldMatches().iterator().next()).value());
+                PiAction a = (PiAction) ((PiInstruction) r.treatment().allInstructions().get(0)).action();
+                byte[] z = a.parameters().iterator().next().value().asArray();
+                assertEquals(128, z.length);
+                // column i at bits 32i+31..32i of the big-endian parameter
+                int[] cols = new int[32];
+                for (int i = 0; i < 32; i++) {
+                    int at = z.length - 4 * (i + 1);
+                    cols[i] = (z[at] & 0xFF) << 24 | (z[at + 1] & 0xFF) << 16 | (z[at + 2] & 0xFF) << 8
+                            | (z[at + 3] & 0xFF);
+                }
+                (isLo ? lo : hi).put(key, cols);
+            }
+            if (!leaf) {
+                assertTrue(lo.isEmpty() && hi.isEmpty(), e.getKey() + " holds ICRC shifts");
+                continue;
+            }
+            assertEquals(P4FabricPlanner.ICRC_LO_ENTRIES, lo.size());
+            assertEquals(P4FabricPlanner.ICRC_HI_ENTRIES, hi.size());
+            // the two tables together shift a state over any tail as the CRC of that many zero bytes does
+            Random rnd = new Random(e.getKey().hashCode());
+            for (int t = 0; t < 50; t++) {
+                byte[] m = new byte[1 + rnd.nextInt(40)];
+                rnd.nextBytes(m);
+                int tail = rnd.nextInt(64 * P4FabricPlanner.ICRC_HI_ENTRIES);
+                int crc = Icrc.linear(m);
+                assertEquals(Icrc.linear(Arrays.copyOf(m, m.length + tail)),
+                        Icrc.apply(hi.get(tail >>> 6), Icrc.apply(lo.get(tail & 63), crc)), "tail " + tail);
+            }
+        }
     }
 
     @Test

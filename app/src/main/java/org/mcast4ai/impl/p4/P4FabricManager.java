@@ -157,8 +157,8 @@ public class P4FabricManager implements P4FabricService {
     /**
      * @param s the group service, whose ACK_AGGREGATION groups' receivers on P4 leaves get their rewrites
      */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            unbind = "unbindGroupService")
+    @Reference(name = "mcastGroupService", cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, unbind = "unbindGroupService")
     protected void bindGroupService(P2mpGroupService s) {
         mcastService = s;
         s.addListener(reliableGroups);

@@ -28,9 +28,9 @@
  *
  * Compile-time bounds (override with -D): the geometry's bitmap widths, the number of sections of each
  * kind a packet may carry (two HOST and four BLOCK sections, one of each other kind) and the leaf numbers the sets
- * cover; a switch has at most 8 uplinks and 256 downward ports. When no uplink reaches every leaf a copy must
- * take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's rotation that
- * reaches it.
+ * cover; a switch has at most 24 uplinks (a k=48 leaf's) and 256 downward ports. When no uplink reaches every
+ * leaf a copy must take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's
+ * rotation that reaches it.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -140,9 +140,17 @@ struct meta_t {
     bit<1> up_split;           /* no uplink reaches every upward leaf: per uplink the leaves it takes */
     bit<LEAF_SET> a0; bit<LEAF_SET> a1; bit<LEAF_SET> a2; bit<LEAF_SET> a3;
     bit<LEAF_SET> a4; bit<LEAF_SET> a5; bit<LEAF_SET> a6; bit<LEAF_SET> a7;
+    bit<LEAF_SET> a8; bit<LEAF_SET> a9; bit<LEAF_SET> a10; bit<LEAF_SET> a11;
+    bit<LEAF_SET> a12; bit<LEAF_SET> a13; bit<LEAF_SET> a14; bit<LEAF_SET> a15;
+    bit<LEAF_SET> a16; bit<LEAF_SET> a17; bit<LEAF_SET> a18; bit<LEAF_SET> a19;
+    bit<LEAF_SET> a20; bit<LEAF_SET> a21; bit<LEAF_SET> a22; bit<LEAF_SET> a23;
     bit<LEAF_SET> below;       /* leaves this switch delivers downward */
     bit<LEAF_SET> r0; bit<LEAF_SET> r1; bit<LEAF_SET> r2; bit<LEAF_SET> r3;
-    bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;   /* per uplink the leaves it reaches */
+    bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;
+    bit<LEAF_SET> r8; bit<LEAF_SET> r9; bit<LEAF_SET> r10; bit<LEAF_SET> r11;
+    bit<LEAF_SET> r12; bit<LEAF_SET> r13; bit<LEAF_SET> r14; bit<LEAF_SET> r15;
+    bit<LEAF_SET> r16; bit<LEAF_SET> r17; bit<LEAF_SET> r18; bit<LEAF_SET> r19;
+    bit<LEAF_SET> r20; bit<LEAF_SET> r21; bit<LEAF_SET> r22; bit<LEAF_SET> r23;   /* per uplink the leaves it reaches */
     bit<8> up_rank;
     bit<LEAF_SET> kset;        /* egress: the leaves this copy keeps */
     bit<2> out_kind;           /* egress: what the replica's port leads to */
@@ -343,12 +351,11 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
         rank = Q >= first ? Q - first : Q + m.n_up - first; \
         if (m.up_go == 0 || rank < m.up_rank) { m.up_go = 1; m.up_rank = rank; m.up_choice = Q; } }
 
-/* step I of the rotation that starts at the entropy's uplink: that uplink takes the upward leaves left that it
-   reaches (each leaf goes up the first uplink in the rotation that reaches it, as SwitchLogic splits) */
-#define TAKE(Q) if (q == Q) { m.a##Q = left & m.r##Q; left = left & ~m.r##Q; }
-#define SPLIT(I) if (I < m.n_up) { \
-        q = first + I; if (q >= m.n_up) { q = q - m.n_up; } \
-        TAKE(0) TAKE(1) TAKE(2) TAKE(3) TAKE(4) TAKE(5) TAKE(6) TAKE(7) }
+/* each leaf goes up the first uplink in the rotation that starts at the entropy's uplink and reaches it (as
+   SwitchLogic splits): the rotation is the uplinks from that one up, then those below it, so two passes in index
+   order take them in turn, each uplink the upward leaves left that it reaches */
+#define TAKE_FROM(Q) if (Q < m.n_up && Q >= first) { m.a##Q = left & m.r##Q; left = left & ~m.r##Q; }
+#define TAKE_BELOW(Q) if (Q < first) { m.a##Q = left & m.r##Q; left = left & ~m.r##Q; }
 /* egress: the leaves uplink Q takes of a split copy */
 #define TAKEN(Q) if (m.out_index == Q) { m.kset = m.a##Q; }
 
@@ -370,15 +377,21 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         m.below = below;
     }
 
-    action set_uplinks(bit<LEAF_SET> r0, bit<LEAF_SET> r1, bit<LEAF_SET> r2, bit<LEAF_SET> r3,
-                       bit<LEAF_SET> r4, bit<LEAF_SET> r5, bit<LEAF_SET> r6, bit<LEAF_SET> r7) {
-        m.r0 = r0; m.r1 = r1; m.r2 = r2; m.r3 = r3;
-        m.r4 = r4; m.r5 = r5; m.r6 = r6; m.r7 = r7;
+    action set_uplinks(bit<LEAF_SET> r0, bit<LEAF_SET> r1, bit<LEAF_SET> r2, bit<LEAF_SET> r3, bit<LEAF_SET> r4,
+                       bit<LEAF_SET> r5, bit<LEAF_SET> r6, bit<LEAF_SET> r7, bit<LEAF_SET> r8, bit<LEAF_SET> r9,
+                       bit<LEAF_SET> r10, bit<LEAF_SET> r11, bit<LEAF_SET> r12, bit<LEAF_SET> r13, bit<LEAF_SET>
+                       r14, bit<LEAF_SET> r15, bit<LEAF_SET> r16, bit<LEAF_SET> r17, bit<LEAF_SET> r18,
+                       bit<LEAF_SET> r19, bit<LEAF_SET> r20, bit<LEAF_SET> r21, bit<LEAF_SET> r22, bit<LEAF_SET>
+                       r23) {
+        m.r0 = r0; m.r1 = r1; m.r2 = r2; m.r3 = r3; m.r4 = r4; m.r5 = r5;
+        m.r6 = r6; m.r7 = r7; m.r8 = r8; m.r9 = r9; m.r10 = r10; m.r11 = r11;
+        m.r12 = r12; m.r13 = r13; m.r14 = r14; m.r15 = r15; m.r16 = r16; m.r17 = r17;
+        m.r18 = r18; m.r19 = r19; m.r20 = r20; m.r21 = r21; m.r22 = r22; m.r23 = r23;
     }
 
     table uplinks {
         actions = { set_uplinks; }
-        default_action = set_uplinks(0, 0, 0, 0, 0, 0, 0, 0);
+        default_action = set_uplinks(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     table role {
@@ -437,13 +450,23 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
                 bit<8> rank;
                 hash(first, HashAlgorithm.identity, 8w0, { hdr.fixed.entropy }, (bit<16>)m.n_up);
                 TRY_UP(0) TRY_UP(1) TRY_UP(2) TRY_UP(3) TRY_UP(4) TRY_UP(5) TRY_UP(6) TRY_UP(7)
+                TRY_UP(8) TRY_UP(9) TRY_UP(10) TRY_UP(11) TRY_UP(12) TRY_UP(13) TRY_UP(14) TRY_UP(15)
+                TRY_UP(16) TRY_UP(17) TRY_UP(18) TRY_UP(19) TRY_UP(20) TRY_UP(21) TRY_UP(22) TRY_UP(23)
                 if (m.up_go == 1) {
                     left = 0;
                 } else {
                     /* two failures left no single uplink for all of them: split them across the uplinks */
-                    bit<8> q;
                     m.a0 = 0; m.a1 = 0; m.a2 = 0; m.a3 = 0; m.a4 = 0; m.a5 = 0; m.a6 = 0; m.a7 = 0;
-                    SPLIT(0) SPLIT(1) SPLIT(2) SPLIT(3) SPLIT(4) SPLIT(5) SPLIT(6) SPLIT(7)
+                    m.a8 = 0; m.a9 = 0; m.a10 = 0; m.a11 = 0; m.a12 = 0; m.a13 = 0; m.a14 = 0; m.a15 = 0;
+                    m.a16 = 0; m.a17 = 0; m.a18 = 0; m.a19 = 0; m.a20 = 0; m.a21 = 0; m.a22 = 0; m.a23 = 0;
+                    TAKE_FROM(0) TAKE_FROM(1) TAKE_FROM(2) TAKE_FROM(3) TAKE_FROM(4) TAKE_FROM(5)
+                    TAKE_FROM(6) TAKE_FROM(7) TAKE_FROM(8) TAKE_FROM(9) TAKE_FROM(10) TAKE_FROM(11)
+                    TAKE_FROM(12) TAKE_FROM(13) TAKE_FROM(14) TAKE_FROM(15) TAKE_FROM(16) TAKE_FROM(17)
+                    TAKE_FROM(18) TAKE_FROM(19) TAKE_FROM(20) TAKE_FROM(21) TAKE_FROM(22) TAKE_FROM(23)
+                    TAKE_BELOW(0) TAKE_BELOW(1) TAKE_BELOW(2) TAKE_BELOW(3) TAKE_BELOW(4) TAKE_BELOW(5)
+                    TAKE_BELOW(6) TAKE_BELOW(7) TAKE_BELOW(8) TAKE_BELOW(9) TAKE_BELOW(10) TAKE_BELOW(11)
+                    TAKE_BELOW(12) TAKE_BELOW(13) TAKE_BELOW(14) TAKE_BELOW(15) TAKE_BELOW(16) TAKE_BELOW(17)
+                    TAKE_BELOW(18) TAKE_BELOW(19) TAKE_BELOW(20) TAKE_BELOW(21) TAKE_BELOW(22) TAKE_BELOW(23)
                     m.up_split = 1;
                 }
             }
@@ -608,6 +631,8 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         } else if (m.out_kind == OUT_UP) {
             if (m.up_split == 1) {
                 TAKEN(0) TAKEN(1) TAKEN(2) TAKEN(3) TAKEN(4) TAKEN(5) TAKEN(6) TAKEN(7)
+                TAKEN(8) TAKEN(9) TAKEN(10) TAKEN(11) TAKEN(12) TAKEN(13) TAKEN(14) TAKEN(15)
+                TAKEN(16) TAKEN(17) TAKEN(18) TAKEN(19) TAKEN(20) TAKEN(21) TAKEN(22) TAKEN(23)
                 keep = m.kset != 0;
             } else {
                 keep = m.up_go == 1 && m.out_index == m.up_choice;

@@ -35,10 +35,11 @@ class P4FabricCommandTest extends CommandTestBase {
     @Test
     void printsWhyTheSwitchesAreNotProgrammed() throws Exception {
         P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1"), 1, 1, 0, 0, 0,
-                "switch device:leaf1: 9 uplinks, the program holds 8");
+                "switch device:leaf1: 25 uplinks, the program holds 24");
         Output text = show(s, false);
-        assertTrue(text.out.contains("not programmed: switch device:leaf1: 9 uplinks, the program holds 8"), text.out);
-        assertEquals("switch device:leaf1: 9 uplinks, the program holds 8", show(s, true).json().get("problem")
+        assertTrue(text.out.contains("not programmed: switch device:leaf1: 25 uplinks, the program holds 24"),
+                text.out);
+        assertEquals("switch device:leaf1: 25 uplinks, the program holds 24", show(s, true).json().get("problem")
                 .asText());
     }
 }

@@ -66,7 +66,7 @@ public final class P4FabricPlanner {
     /** The program's one multicast group. */
     public static final int MULTICAST_GROUP = 1;
     /** Uplinks the program holds per switch. */
-    public static final int UPLINK_SLOTS = 8;
+    public static final int UPLINK_SLOTS = 24;
     /** Leaf numbers the program's leaf sets cover by default ({@code LEAF_SET}). */
     public static final int DEFAULT_LEAF_SET = 256;
     private static final int NOT_A_LEAF = 0xFFFF;

@@ -65,6 +65,10 @@ class KnownAnswersTest {
         int lsSource = 0;
         vectors.put("leafspine-random", scenario("leaf-spine of 2 spines and 4 leaves of 3 hosts, 5 receivers",
                 ls, ls, lsSource, Groups.random(ls, 5, lsSource, new Random(5)), 0x0102));
+        // 24 uplinks per leaf (a k=48 leaf's): the entropy picks uplink 17
+        FabricSnapshot ls24 = FabricGenerators.leafSpine(24, 4, 2);
+        vectors.put("leafspine24-random", scenario("leaf-spine of 24 spines and 4 leaves of 2 hosts, 4 receivers, the"
+                + " copy up by uplink 17", ls24, ls24, 0, Groups.random(ls24, 4, 0, new Random(24)), 0x0011));
         // a partial leaf (LEAF), a whole rack (RACK) and receivers on many leaves of few blocks (BLOCK sections
         // of up to 12 entries) on a fabric of four blocks of bit indices
         FabricSnapshot k16 = FabricGenerators.fatTree(16);

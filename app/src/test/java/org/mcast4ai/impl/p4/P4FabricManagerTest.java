@@ -148,8 +148,8 @@ class P4FabricManagerTest {
 
     @Test
     void aSwitchTheProgramCannotHoldIsReportedAndNothingIsWritten() {
-        // 9 spines: every leaf has 9 uplinks, the program holds 8
-        TestFabric wide = new TestFabric(9, 2, 2);
+        // 25 spines: every leaf has 25 uplinks, the program holds 24
+        TestFabric wide = new TestFabric(25, 2, 2);
         P4FabricManager m = new P4FabricManager();
         FakePipeconfService bound = new FakePipeconfService();
         bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
@@ -161,7 +161,7 @@ class P4FabricManagerTest {
             assertNull(m.run());
             P4FabricStatus s = m.status();
             assertTrue(s.problem() != null && s.problem().contains(TestFabric.leaf(2).toString())
-                    && s.problem().contains("9 uplinks"), s.toString());
+                    && s.problem().contains("25 uplinks"), s.toString());
             assertEquals(0, flows.allRules().size());
         } finally {
             m.deactivate();

@@ -77,7 +77,8 @@ class P4FabricPlannerTest {
     void everyEntryTheAppWritesIsOneTheProgramHas() {
         FabricSnapshot k4 = FabricGenerators.fatTree(4);
         List<FabricSnapshot> fabrics = List.of(k4, FabricGenerators.leafSpine(2, 4, 3),
-                FabricGenerators.leafSpine(8, 16, 48), FabricGenerators.withoutLinks(k4, (a, b) ->
+                FabricGenerators.leafSpine(8, 16, 48), FabricGenerators.leafSpine(24, 4, 2),
+                FabricGenerators.withoutLinks(k4, (a, b) ->
                         a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1")));
         int checked = 0;
         for (FabricSnapshot f : fabrics) {
@@ -286,10 +287,10 @@ class P4FabricPlannerTest {
 
     @Test
     void aSwitchTheProgramCannotHoldIsNamed() {
-        // a 2-tier leaf-spine of 9 spines: every leaf has 9 uplinks, the program holds 8
+        // a 2-tier leaf-spine of 25 spines: every leaf has 25 uplinks, the program holds 24
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> plan(planner, FabricGenerators.leafSpine(9, 4, 2)));
-        assertTrue(e.getMessage().contains("9 uplinks, the program holds 8"), e.getMessage());
+                () -> plan(planner, FabricGenerators.leafSpine(25, 4, 2)));
+        assertTrue(e.getMessage().contains("25 uplinks, the program holds 24"), e.getMessage());
         IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
                 () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8),
                         FabricGenerators.leafSpine(2, 16, 2)));

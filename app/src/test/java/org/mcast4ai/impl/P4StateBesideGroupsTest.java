@@ -13,6 +13,7 @@ import org.mcast4ai.impl.p4.P4FabricManagerAccess;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.instructions.PiInstruction;
 import org.onosproject.net.pi.model.PiTableId;
@@ -33,15 +34,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and orphan sweep (which remove the app's rules no group needs) leave the static state alone.
  */
 class P4StateBesideGroupsTest {
+    private final ManagerHarness h = new ManagerHarness(TestFabric.leafSpine(), null, new FakeGroupService());
+
+    // the P4 fabric loop beside the group manager, on the same services, these switches bound to the pipeconf
+    private P4FabricManagerAccess p4(DeviceId... p4Switches) {
+        h.flows.autoAck(true);
+        FakePipeconfService pipeconfs = new FakePipeconfService();
+        for (DeviceId d : p4Switches) {
+            pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, d);
+        }
+        return new P4FabricManagerAccess(h.fabric, h.flows, h.groups, pipeconfs);
+    }
 
     @Test
     void theOrphanSweepLeavesTheP4StaticStateAlone() {
-        ManagerHarness h = new ManagerHarness(TestFabric.leafSpine(), null, new FakeGroupService());
-        h.flows.autoAck(true);
-        FakePipeconfService pipeconfs = new FakePipeconfService();
-        pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(1));
-        pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.spine(1));
-        P4FabricManagerAccess p4 = new P4FabricManagerAccess(h.fabric, h.flows, h.groups, pipeconfs);
+        P4FabricManagerAccess p4 = p4(TestFabric.leaf(1), TestFabric.spine(1));
         p4.run();
         List<FlowRule> before = h.flows.allRules();
         assertTrue(before.size() > 5, "static state written: " + before.size());
@@ -54,18 +61,14 @@ class P4StateBesideGroupsTest {
 
     @Test
     void aReliableGroupsReceiversOnAP4LeafGetTheirRewritesUntilItGoes() {
-        ManagerHarness h = new ManagerHarness(TestFabric.leafSpine(), null, new FakeGroupService());
-        h.flows.autoAck(true);
-        FakePipeconfService pipeconfs = new FakePipeconfService();
-        pipeconfs.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
-        P4FabricManagerAccess p4 = new P4FabricManagerAccess(h.fabric, h.flows, h.groups, pipeconfs);
+        P4FabricManagerAccess p4 = p4(TestFabric.leaf(2));
         p4.bind(h.manager);
         P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "rc"))
                 .source(Endpoint.of(TestFabric.hostId(1, 1), 51)).reliability(Reliability.ACK_AGGREGATION)
                 .addReceiver(Endpoint.of(TestFabric.hostId(2, 1), 18))
                 .addReceiver(Endpoint.of(TestFabric.hostId(3, 1), 19)).build());
         p4.run();
-        List<FlowRule> rewrites = rewrites(h);
+        List<FlowRule> rewrites = rewrites();
         assertEquals(1, rewrites.size(), "the receiver on the P4 leaf, not the one on the OpenFlow leaf");
         AggregationContext c = h.manager.getAggregation(g.id()).orElseThrow();
         AggregationContext.Member r = c.receivers().stream()
@@ -81,11 +84,11 @@ class P4StateBesideGroupsTest {
         h.manager.withdraw(g.id());
         h.flows.ackAll();
         p4.run();
-        assertEquals(List.of(), rewrites(h), "gone with its group");
+        assertEquals(List.of(), rewrites(), "gone with its group");
         p4.stop();
     }
 
-    private static List<FlowRule> rewrites(ManagerHarness h) {
+    private List<FlowRule> rewrites() {
         return h.flows.allRules().stream()
                 .filter(f -> f.table().equals(PiTableId.of(P4EdgePlanner.REWRITE4))).collect(Collectors.toList());
     }

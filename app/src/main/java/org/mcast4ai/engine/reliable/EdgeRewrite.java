@@ -128,7 +128,13 @@ public final class EdgeRewrite {
         return ((frame[udp + 4] & 0xFF) << 8 | (frame[udp + 5] & 0xFF)) - 20;
     }
 
-    private static void ipv4Checksum(byte[] b, int ip) {
+    /**
+     * Writes an IPv4 header's checksum.
+     *
+     * @param b  the bytes
+     * @param ip where the (20-byte) header starts
+     */
+    public static void ipv4Checksum(byte[] b, int ip) {
         b[ip + 10] = 0;
         b[ip + 11] = 0;
         int sum = 0;

@@ -378,7 +378,7 @@ class KnownAnswersTest {
         return p;
     }
 
-    private static String hex(byte[] b) {
+    static String hex(byte[] b) {
         StringBuilder s = new StringBuilder(2 * b.length);
         for (byte x : b) {
             s.append(String.format("%02x", x & 0xFF));

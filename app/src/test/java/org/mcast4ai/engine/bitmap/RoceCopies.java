@@ -62,9 +62,10 @@ final class RoceCopies {
             List<String> out = new ArrayList<>();
             at.forEach((k, r) -> {
                 if (k >>> 32 == sw) {
-                    out.add("{\"port\": " + (k & 0xFFFFFFFFL) + ", \"dst\": \"" + hex(vp) + "\", \"mac\": \""
-                            + hex(r.mac()) + "\", \"ip\": \"" + hex(r.ip()) + "\", \"qpn\": " + r.qpn()
-                            + ", \"vp\": \"" + hex(r.vp()) + "\"}");
+                    out.add("{\"port\": " + (k & 0xFFFFFFFFL) + ", \"dst\": \"" + KnownAnswersTest.hex(vp)
+                            + "\", \"mac\": \"" + KnownAnswersTest.hex(r.mac()) + "\", \"ip\": \""
+                            + KnownAnswersTest.hex(r.ip()) + "\", \"qpn\": " + r.qpn() + ", \"vp\": \""
+                            + KnownAnswersTest.hex(r.vp()) + "\"}");
                 }
             });
             return out.isEmpty() ? "" : ",\n      \"rewrites\": [" + String.join(", ", out) + "]";
@@ -113,15 +114,7 @@ final class RoceCopies {
             p[ip + 9] = 17;
             System.arraycopy(new byte[]{10, 0, 0, 1}, 0, p, ip + 12, 4);
             System.arraycopy(vp, 0, p, ip + 16, 4);
-            int sum = 0;
-            for (int i = 0; i < 20; i += 2) {
-                sum += (p[ip + i] & 0xFF) << 8 | (p[ip + i + 1] & 0xFF);
-            }
-            while (sum >>> 16 != 0) {
-                sum = (sum & 0xFFFF) + (sum >>> 16);
-            }
-            p[ip + 10] = (byte) (~sum >>> 8);
-            p[ip + 11] = (byte) ~sum;
+            EdgeRewrite.ipv4Checksum(p, ip);
         } else {
             p[12] = (byte) 0x86;
             p[13] = (byte) 0xDD;
@@ -163,13 +156,5 @@ final class RoceCopies {
         a[14] = (byte) (low >>> 8);
         a[15] = (byte) low;
         return a;
-    }
-
-    private static String hex(byte[] b) {
-        StringBuilder s = new StringBuilder(2 * b.length);
-        for (byte x : b) {
-            s.append(String.format("%02x", x & 0xFF));
-        }
-        return s.toString();
     }
 }

@@ -88,6 +88,34 @@ class P4StateBesideGroupsTest {
         p4.stop();
     }
 
+    @Test
+    void theGroupsEventsBringTheRewritesWithoutWaitingForTheAudit() throws InterruptedException {
+        P4FabricManagerAccess p4 = p4(TestFabric.leaf(2));
+        p4.bind(h.manager);
+        // the run at activation is done (the static state is there) before the group comes
+        assertTrue(within(() -> h.flows.rulesOn(TestFabric.leaf(2)).size() > 100), "static state written");
+        Thread.sleep(50);
+        P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "events"))
+                .source(Endpoint.of(TestFabric.hostId(1, 1), 51)).reliability(Reliability.ACK_AGGREGATION)
+                .addReceiver(Endpoint.of(TestFabric.hostId(2, 2), 18)).build());
+        // the loop's audit is an hour away: only the group's event can bring the entry
+        assertTrue(within(() -> rewrites().size() == 1), "rewrite written on the group's event");
+        h.manager.withdraw(g.id());
+        h.flows.ackAll();
+        assertTrue(within(() -> rewrites().isEmpty()), "rewrite removed on the group's event");
+        p4.stop();
+    }
+
+    private static boolean within(java.util.function.BooleanSupplier done) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return done.getAsBoolean();
+    }
+
     private List<FlowRule> rewrites() {
         return h.flows.allRules().stream()
                 .filter(f -> f.table().equals(PiTableId.of(P4EdgePlanner.REWRITE4))).collect(Collectors.toList());

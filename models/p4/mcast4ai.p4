@@ -14,13 +14,16 @@
  *   rewrite4, rewrite6 (leaves)   per (port, address a copy is for) the receiver a reliable group's RoCEv2
  *                                 copy is rewritten for: MAC, address, QPN, and the virtual peer as source;
  *                                 the ICRC is updated from the rewritten fields, never computed over the payload
+ *   subset (source leaves)        per (sender's port, group) a sender addresses by IPv6 subset addresses: the
+ *                                 members' bit indices by rank and the group's address (see "Subset addresses")
  *
  * Controller packets: the frames ONOS discovers the fabric and its hosts with (LLDP, BDDP, ARP, ICMPv6) go
  * to the CPU port with a packet_in header naming their ingress port; a frame from the CPU port carries a
  * packet_out header naming the port it leaves by, and is sent there unchanged. Every other frame without the
  * header is dropped.
  *
- * Nothing here names a group: the state grows with ports and leaves, never with groups or port subsets.
+ * Nothing here names a group but the subset table: the state grows with ports and leaves, never with groups or
+ * port subsets, except the one subset entry per group and sender at the sender's leaf.
  * Ingress parses the header, collects the leaves (and on a leaf the slots) it names, and picks the uplink
  * for the receivers it does not deliver downward; the replication engine makes one copy per port; egress
  * drops the copies that carry nobody and trims each other copy by selecting whole entries (POD bitmaps
@@ -31,6 +34,14 @@
  * cover; a switch has at most 24 uplinks (a k=48 leaf's) and 256 downward ports. When no uplink reaches every
  * leaf a copy must take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's
  * rotation that reaches it.
+ *
+ * Subset addresses (models/header/README.md section 5): a stock RDMA NIC cannot write the header but can send a
+ * RoCEv2 packet to any IPv6 address. Its source leaf expands an address prefix:16, form:1, group:15, body:96 with
+ * the group's subset entry: the body's member ranks (eight 12-bit ranks ascending, 0xFFF unused, or a bitmap of
+ * ranks 0..95, rank r at address bit 95 - r) become HOST entries of their bit indices in ascending order, the
+ * destination becomes the group's address, the flow entropy the UDP source port, and the ICRC is updated for the
+ * new destination. A sender without the group's entry on its port, a rank the group does not have, an unordered
+ * list or more than 62 ranks drop the packet.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -105,7 +116,6 @@ struct headers_t {
     packet_in_t packet_in;
     packet_out_t packet_out;
     ethernet_t eth;
-    ipv6_t ipv6;
     fixed_t fixed;
     sec_t hs0; index_t[31] h0;
     sec_t hs1; index_t[31] h1;
@@ -167,6 +177,16 @@ struct meta_t {
     bit<1> z_ok;
     bit<6> tail_lo;
     bit<7> tail_hi;
+    bit<16> sub_prefix;        /* a subset address's prefix and group number, the subset table's key */
+    bit<15> sub_gn;
+    bit<1> sub_hit;
+    bit<16> sub_members;
+    bit<8> sub_n;              /* ranks the address names */
+    bit<2048> sub_lo;          /* rank r's bit index at bits 16r+15..16r: ranks 0..127 */
+    bit<2048> sub_hi;          /* ranks 128..255 */
+    bit<128> sub_group;
+    bit<1> sub_fix;            /* the ICRC needs sub_delta shifted in (the destination was replaced) */
+    bit<32> sub_delta;
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -201,11 +221,7 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     }
     state parse_eth {
         packet.extract(hdr.eth);
-        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; ETH_IPV6: parse_ipv6; default: accept; }
-    }
-    state parse_ipv6 {
-        packet.extract(hdr.ipv6);
-        transition accept;
+        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; ETH_IPV6: inner_v6; default: accept; }
     }
     state parse_fixed {
         packet.extract(hdr.fixed);
@@ -346,6 +362,33 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
 #define WANT_B2(A, I) WANT_BLOCK(bb2, b2, I)
 #define WANT_B3(A, I) WANT_BLOCK(bb3, b3, I)
 
+#define CRC32_MAX 64w4294967296
+
+/* a subset address: rank Q's bit index, by the bits of Q (constant slices; BMv2 shifts by at most 8 bits) */
+#define PICK(Q, OUT) { \
+        bit<2048> p7 = Q[7:7] == 1 ? m.sub_hi : m.sub_lo; \
+        bit<1024> p6 = Q[6:6] == 1 ? p7[2047:1024] : p7[1023:0]; \
+        bit<512> p5 = Q[5:5] == 1 ? p6[1023:512] : p6[511:0]; \
+        bit<256> p4 = Q[4:4] == 1 ? p5[511:256] : p5[255:0]; \
+        bit<128> p3 = Q[3:3] == 1 ? p4[255:128] : p4[127:0]; \
+        bit<64> p2 = Q[2:2] == 1 ? p3[127:64] : p3[63:0]; \
+        bit<32> p1 = Q[1:1] == 1 ? p2[63:32] : p2[31:0]; \
+        OUT = Q[0:0] == 1 ? p1[31:16] : p1[15:0]; }
+/* list entry I at address bits HI..LO: used entries first, strictly ascending, each a rank of the group */
+#define LIST_RANK(I, HI, LO) q = hdr.in6.dst[HI:LO]; \
+        if (q == 0xFFF) { done = true; } \
+        else if (done || (I != 0 && q <= prev) || q[11:8] != 0 || (bit<16>)q >= m.sub_members) { bad = true; } \
+        else { prev = q; m.sub_n = m.sub_n + 1; hdr.h0[I].setValid(); PICK(q, hdr.h0[I].idx) }
+/* bitmap rank R (address bit 95 - R), taken from rank 95 down so that pushing in front leaves them ascending;
+   the 31st entry of the first section moves to the front of the second */
+#define MAP_RANK(R) if (hdr.in6.dst[95 - R:95 - R] == 1) { \
+        if (R >= m.sub_members) { bad = true; } \
+        m.sub_n = m.sub_n + 1; \
+        if (hdr.h0[30].isValid()) { hdr.h1.push_front(1); hdr.h1[0].setValid(); hdr.h1[0].idx = hdr.h0[30].idx; } \
+        hdr.h0.push_front(1); hdr.h0[0].setValid(); hdr.h0[0].idx = m.sub_lo[16 * R + 15:16 * R]; }
+#define MAP8(R) MAP_RANK((R + 7)) MAP_RANK((R + 6)) MAP_RANK((R + 5)) MAP_RANK((R + 4)) MAP_RANK((R + 3)) \
+        MAP_RANK((R + 2)) MAP_RANK((R + 1)) MAP_RANK((R))
+
 /* uplink Q if it reaches every upward leaf and comes earlier in the entropy's rotation than the best so far */
 #define TRY_UP(Q) if (Q < m.n_up && (m.up_set & ~m.r##Q) == 0) { \
         rank = Q >= first ? Q - first : Q + m.n_up - first; \
@@ -362,6 +405,9 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
 control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     /* receivers a switch could not serve: no uplink reaches them, or they came down to a switch not below */
     counter(1, CounterType.packets) unserved;
+    /* subset addresses: 0 expanded, 1 dropped for want of the group's entry, 2 dropped for a rank the group does
+       not have or an unordered list, 3 dropped for more ranks than two HOST sections hold */
+    counter(4, CounterType.packets) subsets;
 
     action drop() {
         mark_to_drop(sm);
@@ -410,8 +456,29 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         size = 64;
     }
 
+    /* a group its sender on this port addresses by subset addresses (no other host reaches the group this way):
+       its members' bit indices by rank (at most
+       256 members; rank r at bits 16r+15..16r of lo, of hi for r - 128) and the address its copies carry */
+    action expand(bit<16> members, bit<2048> lo, bit<2048> hi, bit<128> group) {
+        m.sub_hit = 1;
+        m.sub_members = members;
+        m.sub_lo = lo;
+        m.sub_hi = hi;
+        m.sub_group = group;
+    }
+
+    table subset {
+        key = { sm.ingress_port: exact @name("ingress_port"); m.sub_prefix: exact @name("prefix");
+                m.sub_gn: exact @name("group"); }
+        actions = { expand; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
     apply {
         m.to_cpu = 0;
+        m.sub_fix = 0;
+        m.sub_delta = 0;
         m.in_port = sm.ingress_port;
         if (hdr.packet_out.isValid()) {
             m.to_cpu = 1;
@@ -419,15 +486,86 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             hdr.packet_out.setInvalid();
         } else if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && (hdr.eth.type == ETH_LLDP
                 || hdr.eth.type == ETH_BDDP || hdr.eth.type == ETH_ARP
-                || hdr.ipv6.isValid() && hdr.ipv6.next == IP_ICMPV6)) {
+                || hdr.in6.isValid() && hdr.in6.next == IP_ICMPV6)) {
             m.to_cpu = 1;
             sm.egress_spec = CPU_PORT;
-        } else if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
-            drop();
         } else {
             role.apply();
             uplinks.apply();
             uplink_port.apply();
+            if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.bth.isValid() && hdr.in6.isValid()
+                    && m.is_leaf == 1 && m.from_up == 0) {
+                m.sub_prefix = hdr.in6.dst[127:112];
+                m.sub_gn = hdr.in6.dst[110:96];
+                m.sub_hit = 0;
+                subset.apply();
+                if (m.sub_hit == 0) {
+                    subsets.count(1);
+                    drop();
+                    return;
+                }
+                m.sub_n = 0;
+                bool bad = false;
+                bool many = false;
+                if (hdr.in6.dst[111:111] == 0) {
+                    bit<12> q;
+                    bit<12> prev = 0;
+                    bool done = false;
+                    LIST_RANK(0, 95, 84) LIST_RANK(1, 83, 72) LIST_RANK(2, 71, 60) LIST_RANK(3, 59, 48)
+                    LIST_RANK(4, 47, 36) LIST_RANK(5, 35, 24) LIST_RANK(6, 23, 12) LIST_RANK(7, 11, 0)
+                    if (m.sub_n == 0) {
+                        bad = true;
+                    }
+                } else {
+                    MAP8(88) MAP8(80) MAP8(72) MAP8(64) MAP8(56) MAP8(48)
+                    MAP8(40) MAP8(32) MAP8(24) MAP8(16) MAP8(8) MAP8(0)
+                    if (m.sub_n == 0) {
+                        bad = true;
+                    } else if (m.sub_n > 62 && !bad) {
+                        many = true;
+                    }
+                }
+                if (bad || many) {
+                    subsets.count(bad ? 32w2 : 32w3);
+                    drop();
+                    return;
+                }
+                subsets.count(0);
+                hdr.fixed.setValid();
+                hdr.fixed.version = 2;
+                hdr.fixed.hop = 8;
+                hdr.fixed.ipv4 = 0;
+                hdr.fixed.reserved = 0;
+                hdr.fixed.entropy = hdr.udp.sport;
+                hdr.hs0.setValid();
+                hdr.hs0.kind = 1;
+                hdr.hs0.count = m.sub_n > 31 ? 5w31 : (bit<5>)m.sub_n;
+                if (m.sub_n > 31) {
+                    hdr.hs1.setValid();
+                    hdr.hs1.kind = 1;
+                    hdr.hs1.count = (bit<5>)(m.sub_n - 31);
+                }
+                hdr.end.setValid();
+                hdr.end.zero = 0;
+                hdr.eth.type = ETH_MCAST4AI;
+                /* the ICRC covers the destination: its change, laid out as the ICRC's message up to the QPN; the
+                   copies shift it over the bytes after the QPN in egress */
+                bit<32> d;
+                bit<32> k;
+                hash(d, HashAlgorithm.crc32, 32w0, { 64w0, 64w0, 128w0, hdr.in6.dst ^ m.sub_group, 64w0, 40w0, 24w0 },
+                     CRC32_MAX);
+                hash(k, HashAlgorithm.crc32, 32w0, { 64w0, 64w0, 128w0, 128w0, 64w0, 40w0, 24w0 }, CRC32_MAX);
+                m.sub_delta = d ^ k;
+                m.sub_fix = 1;
+                hdr.in6.dst = m.sub_group;
+                hdr.udp.csum = 0;
+            }
+        }
+        if (m.to_cpu == 1) {
+            /* sent to or from the controller above */
+        } else if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
+            drop();
+        } else {
             bit<16> g;
             bit<16> bi;
             m.want = 0;
@@ -507,10 +645,10 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     ^ COL(V, 23) ^ COL(V, 24) ^ COL(V, 25) ^ COL(V, 26) ^ COL(V, 27) ^ COL(V, 28) ^ COL(V, 29) ^ COL(V, 30) \
     ^ COL(V, 31);
 #define SWAP32(X) (X[7:0] ++ X[15:8] ++ X[23:16] ++ X[31:24])
-#define CRC32_MAX 64w4294967296
 
 control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    /* receivers' rewrites: 0 copies rewritten, 1 copies dropped because the ICRC shift tables lack an entry */
+    /* 0 copies rewritten for their receiver, 1 copies (rewritten or from a subset address) dropped because the
+       ICRC shift tables lack an entry */
     counter(2, CounterType.packets) edge;
 
     action drop() {
@@ -626,6 +764,8 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         m.rw = 0;
         out_port.apply();
         bool keep = false;
+        bit<32> v = m.sub_delta;      /* the ICRC's change before its shift: the source leaf's, the receiver's */
+        bit<1> fix = m.sub_fix;
         if (sm.egress_port == sm.ingress_port) {
             keep = false;                              /* nothing goes back out of its in-port */
         } else if (m.out_kind == OUT_UP) {
@@ -653,7 +793,7 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             }
             if (m.rw == 1) {
                 /* the ICRC: the carried one XOR the CRC of the rewritten fields' difference, laid out as the
-                   ICRC's message from its start to the QPN, shifted over the bytes after the QPN (the CRC is
+                   ICRC's message from its start to the QPN, shifted over the bytes after the QPN below (the CRC is
                    affine: for messages of one length crc(a) ^ crc(b) is the linear CRC of a ^ b). The payload is
                    never read, so a copy damaged on the way stays damaged. */
                 bit<32> d;
@@ -671,27 +811,11 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
                     hdr.in4.src = (bit<32>)m.rw_vp;
                     hdr.in4.dst = (bit<32>)m.rw_ip;
                 }
-                bit<32> v = d ^ k;
-                bit<16> tail = hdr.udp.len - 20;
-                m.tail_lo = tail[5:0];
-                m.tail_hi = tail[12:6];
-                icrc_lo.apply();
-                bit<1> ok = m.z_ok;
-                SHIFT(v)
-                icrc_hi.apply();
-                ok = ok & m.z_ok;
-                SHIFT(v)
-                if (ok == 0) {
-                    edge.count(1);
-                    drop();
-                } else {
-                    edge.count(0);
-                    bit<32> c = SWAP32(hdr.icrc.v) ^ v;
-                    hdr.icrc.v = SWAP32(c);
-                    hdr.eth.dst = m.rw_mac;
-                    hdr.bth.dqpn = m.rw_qpn;
-                    hdr.udp.csum = 0;
-                }
+                v = v ^ d ^ k;
+                fix = 1;
+                hdr.eth.dst = m.rw_mac;
+                hdr.bth.dqpn = m.rw_qpn;
+                hdr.udp.csum = 0;
             }
         } else {
             trim();
@@ -715,6 +839,27 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             R31(TRIM_B3, x)
             RECOUNT_BLOCK(bs3, bb3)
         }
+        if (keep && fix == 1) {
+            bit<16> tail = hdr.udp.len - 20;
+            m.tail_lo = tail[5:0];
+            m.tail_hi = tail[12:6];
+            icrc_lo.apply();
+            bit<1> ok = m.z_ok;
+            SHIFT(v)
+            icrc_hi.apply();
+            ok = ok & m.z_ok;
+            SHIFT(v)
+            if (ok == 0) {
+                edge.count(1);
+                drop();
+            } else {
+                if (m.rw == 1) {
+                    edge.count(0);
+                }
+                bit<32> c = SWAP32(hdr.icrc.v) ^ v;
+                hdr.icrc.v = SWAP32(c);
+            }
+        }
     }
 }
 
@@ -732,7 +877,6 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.packet_in);
         packet.emit(hdr.eth);
-        packet.emit(hdr.ipv6);
         packet.emit(hdr.fixed);
         packet.emit(hdr.hs0); packet.emit(hdr.h0);
         packet.emit(hdr.hs1); packet.emit(hdr.h1);

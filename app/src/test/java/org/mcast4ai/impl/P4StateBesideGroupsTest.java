@@ -10,14 +10,18 @@ import org.mcast4ai.api.Reliability;
 import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
 import org.mcast4ai.impl.p4.P4EdgePlanner;
 import org.mcast4ai.impl.p4.P4FabricManagerAccess;
+import org.mcast4ai.impl.p4.P4SubsetPlanner;
 import org.mcast4ai.testing.FakeGroupService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.flow.criteria.PiCriterion;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.instructions.PiInstruction;
 import org.onosproject.net.pi.model.PiTableId;
 import org.onosproject.net.pi.runtime.PiAction;
+import org.onosproject.net.pi.runtime.PiExactFieldMatch;
 
 import java.math.BigInteger;
 import java.util.HashMap;
@@ -104,6 +108,55 @@ class P4StateBesideGroupsTest {
         h.flows.ackAll();
         assertTrue(within(() -> rewrites().isEmpty()), "rewrite removed on the group's event");
         p4.stop();
+    }
+
+    @Test
+    void aGroupsSenderOnAP4LeafGetsItsSubsetEntryUntilItGoes() {
+        P4FabricManagerAccess p4 = p4(TestFabric.leaf(1));
+        p4.bind(h.manager);
+        P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "moe"))
+                .source(Endpoint.of(TestFabric.hostId(1, 1)))
+                .addReceiver(Endpoint.of(TestFabric.hostId(1, 2)))
+                .addReceiver(Endpoint.of(TestFabric.hostId(2, 1)))
+                .addReceiver(Endpoint.of(TestFabric.hostId(3, 2))).build());
+        p4.run();
+        List<FlowRule> entries = rules(P4SubsetPlanner.SUBSET);
+        assertEquals(1, entries.size(), "one entry, on the sender's leaf");
+        FlowRule e = entries.get(0);
+        assertEquals(TestFabric.leaf(1), e.deviceId());
+        P4FabricManagerAccess.checkAgainstP4Info(e);
+        PiCriterion key = (PiCriterion) e.selector().criteria().iterator().next();
+        Map<String, byte[]> k = new HashMap<>();
+        key.fieldMatches().forEach(m -> k.put(m.fieldId().id(), ((PiExactFieldMatch) m).value().asArray()));
+        long senderPort = h.fabric.hosts.getHost(HostId.hostId(TestFabric.hostId(1, 1))).location().port()
+                .toLong();
+        assertEquals(senderPort, new BigInteger(1, k.get("ingress_port")).longValue(), "keyed by the sender's port");
+        assertEquals(P4SubsetPlanner.DEFAULT_PREFIX, new BigInteger(1, k.get("prefix")).intValue());
+        assertEquals(g.id().value(), new BigInteger(1, k.get("group")).longValue());
+        PiAction a = (PiAction) ((PiInstruction) e.treatment().allInstructions().get(0)).action();
+        Map<String, byte[]> p = new HashMap<>();
+        a.parameters().forEach(x -> p.put(x.id().id(), x.value().asArray()));
+        assertEquals(3, new BigInteger(1, p.get("members")).intValue(), "the three receivers, not the sender");
+        assertArrayEquals(P4SubsetPlanner.copyAddress(g.address()), p.get("group"));
+        // the ranks are the receivers' P4 bit indices in ascending order
+        BigInteger lo = new BigInteger(1, p.get("lo"));
+        int previous = -1;
+        for (int r = 0; r < 3; r++) {
+            int bit = lo.shiftRight(16 * r).intValue() & 0xFFFF;
+            assertTrue(bit > previous, "rank " + r + " after rank " + (r - 1));
+            previous = bit;
+        }
+        assertEquals(0, lo.shiftRight(48).signum(), "nothing beyond the members");
+        h.manager.withdraw(g.id());
+        h.flows.ackAll();
+        p4.run();
+        assertEquals(List.of(), rules(P4SubsetPlanner.SUBSET), "gone with its group");
+        p4.stop();
+    }
+
+    private List<FlowRule> rules(String table) {
+        return h.flows.allRules().stream()
+                .filter(f -> f.table().equals(PiTableId.of(table))).collect(Collectors.toList());
     }
 
     private static boolean within(java.util.function.BooleanSupplier done) throws InterruptedException {

@@ -220,7 +220,7 @@ public final class SubsetEncoder {
         }
     }
 
-    private static int get12(byte[] a, int i) {
+    static int get12(byte[] a, int i) {
         int bit = 32 + 12 * i;
         int v = 0;
         for (int k = 0; k < 12; k++) {

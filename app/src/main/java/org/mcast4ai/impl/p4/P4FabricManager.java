@@ -13,6 +13,7 @@ import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
 import org.mcast4ai.impl.P2mpGroupManager;
 import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
+import org.mcast4ai.impl.fabric.HostResolver;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.net.Device;
@@ -41,6 +42,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,7 +62,9 @@ import static org.slf4j.LoggerFactory.getLogger;
  * Keeps every available switch bound to {@link Mcast4aiPipeconf} in the static state of the current fabric:
  * a control loop that, on every device, link or host event and on a timer, takes a snapshot of the fabric ONOS
  * sees, plans the P4 switches' state ({@link P4FabricPlanner}) and has {@link P4StaticProgrammer} write the
- * difference. The state names no group, so it changes only with the fabric. One instance of a cluster writes it
+ * difference. The static state names no group, so it changes only with the fabric; beside it the leaves hold
+ * the groups' edge entries (reliable groups' receivers' rewrites, {@link P4EdgePlanner}; senders' subset entries,
+ * {@link P4SubsetPlanner}), which follow the groups' events. One instance of a cluster writes it
  * (the owner of work partition 0, as for the OpenFlow static tables), so all switches take their leaf numbers
  * from one bit index table.
  */
@@ -107,14 +111,13 @@ public class P4FabricManager implements P4FabricService {
     };
     private final LinkListener links = (LinkEvent e) -> changed();
     private final HostListener hosts = (HostEvent e) -> changed();
-    private final P2mpGroupListener reliableGroups = e -> {
-        if (e.subject().request().reliability() == Reliability.ACK_AGGREGATION) {
-            changed();
-        }
-    };
-    // the groups whose receivers' rewrites P4 leaves hold; absent, only the static state is programmed
+    // every group may have a sender on a P4 leaf (its subset entry), a reliable one receivers there (rewrites)
+    private final P2mpGroupListener groupEvents = e -> changed();
+    // the groups whose entries P4 leaves hold; absent, only the static state is programmed
     private volatile P2mpGroupService mcastService;
     private P4EdgePlanner edgePlanner;
+    private P4SubsetPlanner subsetPlanner;
+    private HostResolver hostResolver;
     private ScheduledExecutorService loop;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
@@ -134,6 +137,8 @@ public class P4FabricManager implements P4FabricService {
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
         edgePlanner = new P4EdgePlanner(appId);
+        subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
+        hostResolver = new HostResolver(hostService);
         loop = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "p4-fabric", log));
         deviceService.addListener(devices);
         linkService.addListener(links);
@@ -155,18 +160,19 @@ public class P4FabricManager implements P4FabricService {
     }
 
     /**
-     * @param s the group service, whose ACK_AGGREGATION groups' receivers on P4 leaves get their rewrites
+     * @param s the group service: its groups' senders on P4 leaves get their subset entries, its ACK_AGGREGATION
+     *          groups' receivers there their rewrites
      */
     @Reference(name = "mcastGroupService", cardinality = ReferenceCardinality.OPTIONAL,
             policy = ReferencePolicy.DYNAMIC, unbind = "unbindGroupService")
     protected void bindGroupService(P2mpGroupService s) {
         mcastService = s;
-        s.addListener(reliableGroups);
+        s.addListener(groupEvents);
     }
 
     /** @param s the group service going away */
     protected void unbindGroupService(P2mpGroupService s) {
-        s.removeListener(reliableGroups);
+        s.removeListener(groupEvents);
         if (mcastService == s) {
             mcastService = null;
         }
@@ -220,7 +226,8 @@ public class P4FabricManager implements P4FabricService {
         try {
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
-            desired = withRewrites(planner.plan(fabric, SwitchTables.build(fabric, bits), targets), targets);
+            desired = withGroupEntries(planner.plan(fabric, SwitchTables.build(fabric, bits), targets), targets,
+                    fabric);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // once per distinct problem: the loop runs every few seconds
             if (!Objects.equals(status.problem(), e.getMessage())) {
@@ -238,25 +245,28 @@ public class P4FabricManager implements P4FabricService {
         return w;
     }
 
-    // the static state plus the rewrites of the reliable groups' receivers on these switches
-    private Map<DeviceId, P4FabricPlanner.SwitchState> withRewrites(Map<DeviceId, P4FabricPlanner.SwitchState> plan,
-                                                                   Set<DeviceId> targets) {
+    // the static state plus the rewrites of the reliable groups' receivers and the groups' subset entries
+    private Map<DeviceId, P4FabricPlanner.SwitchState> withGroupEntries(
+            Map<DeviceId, P4FabricPlanner.SwitchState> plan, Set<DeviceId> targets, FabricSnapshot fabric) {
         P2mpGroupService groups = mcastService;
         if (groups == null) {
             return plan;
         }
         List<AggregationContext> contexts = new ArrayList<>();
-        for (P2mpGroup g : groups.getGroups()) {
+        Collection<P2mpGroup> every = groups.getGroups();
+        for (P2mpGroup g : every) {
             if (g.request().reliability() == Reliability.ACK_AGGREGATION && g.state() != GroupState.WITHDRAWN) {
                 groups.getAggregation(g.id()).ifPresent(contexts::add);
             }
         }
-        Map<DeviceId, List<FlowRule>> rewrites = edgePlanner.plan(contexts, targets);
-        if (rewrites.isEmpty()) {
+        Map<DeviceId, List<FlowRule>> entries = new LinkedHashMap<>(edgePlanner.plan(contexts, targets));
+        subsetPlanner.plan(P4SubsetPlanner.senders(every, fabric, bits, hostResolver), targets).forEach((d, rules) ->
+                entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
+        if (entries.isEmpty()) {
             return plan;
         }
         Map<DeviceId, P4FabricPlanner.SwitchState> out = new LinkedHashMap<>(plan);
-        rewrites.forEach((d, rules) -> {
+        entries.forEach((d, rules) -> {
             P4FabricPlanner.SwitchState s = out.get(d);
             if (s != null) {
                 List<FlowRule> all = new ArrayList<>(s.rules());

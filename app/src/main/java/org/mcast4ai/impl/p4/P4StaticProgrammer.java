@@ -37,7 +37,8 @@ public final class P4StaticProgrammer {
     public static final Set<PiTableId> TABLES = Set.of(PiTableId.of(P4FabricPlanner.ROLE),
             PiTableId.of(P4FabricPlanner.UPLINKS), PiTableId.of(P4FabricPlanner.UPLINK_PORT),
             PiTableId.of(P4FabricPlanner.OUT_PORT), PiTableId.of(P4FabricPlanner.ICRC_LO),
-            PiTableId.of(P4FabricPlanner.ICRC_HI), PiTableId.of(P4EdgePlanner.REWRITE4));
+            PiTableId.of(P4FabricPlanner.ICRC_HI), PiTableId.of(P4EdgePlanner.REWRITE4),
+            PiTableId.of(P4SubsetPlanner.SUBSET));
 
     private final Logger log = getLogger(getClass());
     private final FlowRuleService flowRuleService;

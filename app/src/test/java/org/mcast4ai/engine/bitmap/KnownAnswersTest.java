@@ -11,12 +11,15 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,6 +39,9 @@ class KnownAnswersTest {
     private static final int CPU_PORT = 255;
     /** A reliable group's receivers: one on the source's leaf, one in its pod, two beyond; the last is plain. */
     private static final String[] RELIABLE = {"h1-1-2", "h2-1-1", "h3-2-2", "h4-1-2"};
+    /** A group its sender addresses by subset addresses: one receiver on the source's leaf, the rest spread. */
+    private static final String[] SUBSET_GROUP = {"h1-1-2", "h1-2-1", "h2-1-1", "h2-2-2", "h3-1-2", "h3-2-1",
+        "h4-1-1", "h4-2-2"};
 
     @Test
     void vectorsMatchThePerHopRule() throws IOException {
@@ -88,6 +94,27 @@ class KnownAnswersTest {
         vectors.put("fattree4-reliable4", scenario("fat tree k=4, a RoCEv2 copy (IPv4) to the virtual peer, rewritten"
                 + " at each receiver's leaf but the plain receiver's", k4, k4, source, hosts(k4, RELIABLE), 0x0078,
                 RoceCopies.edge(k4, true, RELIABLE)));
+        int[] members = hosts(k4, SUBSET_GROUP);
+        vectors.put("fattree4-subset", subset("fat tree k=4, a UD SEND to a subset address (rank list 0, 2, 5, 7 of"
+                + " 8 members) expanded by the source leaf; then addresses it drops", k4, source, members,
+                SubsetCopies.listAddress(SubsetCopies.GROUP, 0, 2, 5, 7), new Object[][]{
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP, 1, 8), "rank 8 of 8 members", 2},
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP, 3, 1), "ranks out of order", 2},
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP, 0xFFF, 2), "an unused entry before a used one",
+                        2},
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP), "no rank", 2},
+                    {SubsetCopies.bitmapAddress(SubsetCopies.GROUP, 1, 10), "bitmap rank 10 of 8 members", 2},
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP + 1, 1, 2), "a group without an entry", 1},
+                    {SubsetCopies.listAddress(SubsetCopies.GROUP, 1, 2), "another host of the leaf: no entry for its"
+                        + " port", 1, k4.hostPort(k4.hostIndex("h1-1-2"))}}));
+        FabricSnapshot ls64 = FabricGenerators.leafSpine(2, 8, 8);
+        int[] all = IntStream.range(1, 64).toArray();
+        vectors.put("leafspine64-subset", subset("leaf-spine of 8 leaves of 8 hosts, a rank bitmap of 62 of the 63"
+                + " members (two HOST sections); 63 ranks are more than two sections hold", ls64, 0, all,
+                SubsetCopies.bitmapAddress(SubsetCopies.GROUP, IntStream.range(1, 63).toArray()),
+                new Object[][]{
+                    {SubsetCopies.bitmapAddress(SubsetCopies.GROUP, IntStream.range(0, 63).toArray()),
+                        "63 ranks", 3}}));
         vectors.put("fattree4-malformed", malformed(k4));
         vectors.put("fattree4-controller", controller(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
@@ -105,6 +132,44 @@ class KnownAnswersTest {
         }
     }
 
+    /**
+     * A stock NIC's UD SEND to a subset address: the source leaf expands it with the group's entry into HOST
+     * sections, so the copies are those of the expanded header, carrying the packet to the group's address with
+     * its ICRC computed afresh. Then frames the source leaf must drop, each with the index of the {@code subsets}
+     * counter it counts in.
+     */
+    private static String subset(String what, FabricSnapshot f, int source, int[] members, byte[] address,
+                                 Object[][] drops) {
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        int[] hostBits = bits.hostBits(f);
+        SubsetExpansion e = new SubsetExpansion(Arrays.stream(members).map(h -> hostBits[h]).sorted().toArray());
+        SubsetExpansion.Result res = e.expand(address, SubsetCopies.SOURCE_PORT);
+        Set<Integer> named = new HashSet<>();
+        Arrays.stream(res.header().receivers(bits.geometry())).forEach(named::add);
+        int[] chosen = Arrays.stream(members).filter(h -> named.contains(hostBits[h])).toArray();
+        int leaf = f.hostSwitch(source);
+        long port = f.hostPort(source);
+        List<String> dropped = new ArrayList<>();
+        for (Object[] d : drops) {
+            byte[] a = (byte[]) d[0];
+            int counter = (Integer) d[2];
+            long in = d.length > 3 ? (Long) d[3] : port;
+            SubsetExpansion.Result refused = e.expand(a, SubsetCopies.SOURCE_PORT);
+            if (counter != 1 && (refused.refusal() == null || refused.refusal().ordinal() + 2 != counter)) {
+                throw new IllegalStateException(d[1] + ": the expansion says " + refused.refusal());
+            }
+            dropped.add("    {\"switch\": \"" + f.switchName(leaf) + "\", \"role\": \"LEAF\", \"in_port\": " + in
+                    + ", \"why\": \"" + d[1] + "\", \"counter\": [\"McastIngress.subsets\", " + counter
+                    + "],\n      \"frame\": \"" + hex(frame(null, SubsetCopies.send(a), false))
+                    + "\",\n      \"out\": [], \"dropped\": 0}");
+        }
+        byte[] sent = SubsetCopies.send(address);
+        Hosts hosts = new Hosts((sw, p, fr) -> fr, sw -> sw == leaf ? SubsetCopies.json(e, port) : "",
+                frame(null, sent, false), dropped);
+        return render(what, f, f, bits, source, chosen, List.of(res.header()), SubsetCopies.expanded(sent), false,
+                hosts);
+    }
+
     private static int[] hosts(FabricSnapshot f, String... names) {
         return Arrays.stream(names).mapToInt(f::hostIndex).sorted().toArray();
     }
@@ -117,8 +182,6 @@ class KnownAnswersTest {
     private static String scenario(String what, FabricSnapshot whole, FabricSnapshot f, int source, int[] group,
                                    int entropy, RoceCopies.Edge edge) {
         BitIndexTable bits = BitIndexTable.forFabric(whole);
-        SwitchTables tables = SwitchTables.build(f, bits);
-        ReplicationSimulator sim = new ReplicationSimulator(f, tables);
         List<HeaderV2> sets = new HeaderV2Planner(bits.geometry()).planHosts(bits.hostBits(whole), group, entropy);
         boolean ipv4 = edge != null && edge.ipv4();
         if (ipv4) {
@@ -126,33 +189,74 @@ class KnownAnswersTest {
             sets.forEach(h -> v4.add(new HeaderV2(h.hopLimit(), h.entropy(), true, h.sections())));
             sets = v4;
         }
-        byte[] inner = edge == null ? inner(entropy) : edge.inner();
+        Hosts hosts = edge == null ? Hosts.PLAIN : new Hosts(edge::atPort, edge::json, null, List.of());
+        return render(what, whole, f, bits, source, group, sets, edge == null ? inner(entropy) : edge.inner(), ipv4,
+                hosts);
+    }
+
+    /** What the fabric's edge does beyond the header: rewrites towards hosts, state, the source's own frame. */
+    private static final class Hosts {
+        static final Hosts PLAIN = new Hosts((sw, port, frame) -> frame, sw -> "", null, List.of());
+        final AtPort atPort;
+        final IntFunction<String> json;
+        final byte[] sourceFrame;
+        final List<String> sourceDrops;
+
+        /**
+         * @param atPort      a copy towards a host as it leaves its port
+         * @param json        a switch's state beyond its tables (a JSON member with a leading comma, or nothing)
+         * @param sourceFrame the frame the source sends, when it is not the header and the packet
+         * @param sourceDrops packet records of frames the source's switch must drop
+         */
+        Hosts(AtPort atPort, IntFunction<String> json, byte[] sourceFrame, List<String> sourceDrops) {
+            this.atPort = atPort;
+            this.json = json;
+            this.sourceFrame = sourceFrame;
+            this.sourceDrops = sourceDrops;
+        }
+    }
+
+    private interface AtPort {
+        byte[] at(int sw, long port, byte[] frame);
+    }
+
+    private static String render(String what, FabricSnapshot whole, FabricSnapshot f, BitIndexTable bits, int source,
+                                 int[] group, List<HeaderV2> sets, byte[] inner, boolean ipv4, Hosts hosts) {
+        SwitchTables tables = SwitchTables.build(f, bits);
+        ReplicationSimulator sim = new ReplicationSimulator(f, tables);
         List<String> packets = new ArrayList<>();
         TreeSet<Integer> touched = new TreeSet<>();
+        int sourceSwitch = f.hostSwitch(source);
+        long sourcePort = f.hostPort(source);
         ReplicationSimulator.Replication r = sim.simulateV2(source, sets, inner.length, (sw, inPort, in, ports, out,
                                                                                          dropped) -> {
             touched.add(sw);
             StringBuilder outs = new StringBuilder();
             for (int i = 0; i < ports.size(); i++) {
+                byte[] copy = frame(out.get(i), inner, ipv4);
                 outs.append(i == 0 ? "" : ",\n").append("        {\"port\": ").append(ports.get(i))
-                        .append(", \"frame\": \"").append(hex(copy(edge, sw, ports.get(i), out.get(i), inner, ipv4)))
+                        .append(", \"frame\": \"")
+                        .append(hex(out.get(i) == null ? hosts.atPort.at(sw, ports.get(i), copy) : copy))
                         .append("\"}");
             }
+            byte[] frameIn = hosts.sourceFrame != null && sw == sourceSwitch && inPort == sourcePort
+                    ? hosts.sourceFrame : frame(in, inner, ipv4);
             packets.add("    {\"switch\": \"" + f.switchName(sw) + "\", \"role\": \"" + f.role(sw)
-                    + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frame(in, inner, ipv4))
+                    + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frameIn)
                     + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ")
                     + "], \"dropped\": " + dropped + "}");
         });
         if (r.hostCopies() != group.length) {
             throw new IllegalStateException("scenario delivers " + r.hostCopies() + " of " + group.length);
         }
+        packets.addAll(hosts.sourceDrops);
         StringBuilder receivers = new StringBuilder();
         for (int h : group) {
             receivers.append(receivers.length() == 0 ? "" : ", ").append('"').append(whole.hostName(h)).append('"');
         }
         return "{\n  \"description\": \"" + what + "\",\n  \"geometry\": " + geometry(bits.geometry())
                 + ",\n  \"source\": \"" + whole.hostName(source) + "\",\n  \"receivers\": [" + receivers
-                + "],\n  \"switches\": {\n" + switches(f, tables, touched, edge) + "\n  },\n  \"packets\": [\n"
+                + "],\n  \"switches\": {\n" + switches(f, tables, touched, hosts.json) + "\n  },\n  \"packets\": [\n"
                 + String.join(",\n", packets) + "\n  ]\n}\n";
     }
 
@@ -275,11 +379,11 @@ class KnownAnswersTest {
     }
 
     private static String switches(FabricSnapshot f, SwitchTables tables, TreeSet<Integer> which) {
-        return switches(f, tables, which, null);
+        return switches(f, tables, which, Hosts.PLAIN.json);
     }
 
     private static String switches(FabricSnapshot f, SwitchTables tables, TreeSet<Integer> which,
-                                   RoceCopies.Edge edge) {
+                                   IntFunction<String> extra) {
         List<String> out = new ArrayList<>();
         for (int sw : which) {
             SwitchTable t = tables.table(sw);
@@ -303,22 +407,16 @@ class KnownAnswersTest {
             out.add("    \"" + f.switchName(sw) + "\": {\"role\": \"" + f.role(sw) + "\", \"self_lo\": " + t.selfLo()
                     + ", \"self_hi\": " + t.selfHi() + ", \"to_hosts\": " + (t.childScope() == null)
                     + ",\n      \"children\": [" + children + "],\n      \"up\": [" + up + "]"
-                    + (edge == null ? "" : edge.json(sw)) + "}");
+                    + extra.apply(sw) + "}");
         }
         return String.join(",\n", out);
-    }
-
-    /** Ethernet, then the header (or, towards a host, nothing: the EtherType becomes IPv6), then the packet. */
-    /** A copy out: towards a host, rewritten for its receiver where the edge has one on that port. */
-    private static byte[] copy(RoceCopies.Edge edge, int sw, long port, byte[] header, byte[] inner, boolean ipv4) {
-        byte[] frame = frame(header, inner, ipv4);
-        return header == null && edge != null ? edge.atPort(sw, port, frame) : frame;
     }
 
     private static byte[] frame(byte[] header, byte[] inner) {
         return frame(header, inner, false);
     }
 
+    /** Ethernet, then the header (or, towards a host, nothing: the EtherType becomes IPv6), then the packet. */
     private static byte[] frame(byte[] header, byte[] inner, boolean ipv4) {
         int type = header == null ? ipv4 ? 0x0800 : 0x86DD : ETHERTYPE_MCAST4AI;
         byte[] out = new byte[14 + (header == null ? 0 : header.length) + inner.length];

@@ -86,6 +86,11 @@ public final class P4FabricManagerAccess {
         return manager.run();
     }
 
+    /** @param r a table entry: fails unless the program's P4Info has its table, fields and action */
+    public static void checkAgainstP4Info(org.onosproject.net.flow.FlowRule r) {
+        P4FabricPlannerTest.check(r);
+    }
+
     /** Stops it. */
     public void stop() {
         manager.deactivate();

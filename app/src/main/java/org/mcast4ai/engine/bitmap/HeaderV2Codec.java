@@ -135,13 +135,19 @@ public final class HeaderV2Codec {
     /**
      * @param in the bytes of a header (anything after its end marker is ignored)
      * @return the header
-     * @throws IllegalArgumentException if the bytes are not a version 2 header of this geometry
+     * @throws IllegalArgumentException if the bytes are not a version 2 header of this geometry, with the reason:
+     *                                  reserved bits set, a section out of order or empty, an entry naming a
+     *                                  position, leaf or pod the geometry lacks, a leaf prefix with slot bits set,
+     *                                  an empty bitmap, a header cut short
      */
     public HeaderV2 decode(byte[] in) {
         if (in.length < FIXED_BYTES + SECTION_BYTES || (in[0] & 0xFF) >>> 4 != VERSION) {
             throw new IllegalArgumentException("not a version 2 header");
         }
         int hop = in[0] & 0x0F;
+        if ((in[1] & 0x7F) != 0) {
+            throw new IllegalArgumentException("reserved bits of byte 1 set: " + String.format("0x%02X", in[1] & 0x7F));
+        }
         boolean ipv4 = (in[1] & 0x80) != 0;
         int entropy = ((in[2] & 0xFF) << 8) | (in[3] & 0xFF);
         List<HeaderV2.Section> sections = new ArrayList<>();
@@ -195,10 +201,62 @@ public final class HeaderV2Codec {
                         keys[i] = in[at] & 0xFF;
                         break;
                 }
+                String refused = refusal(kind, block, keys[i], masks[i]);
+                if (refused != null) {
+                    throw new IllegalArgumentException(kind + " entry at byte " + at + ": " + refused);
+                }
             }
             sections.add(new HeaderV2.Section(kind, block, keys, masks));
         }
         return new HeaderV2(hop, entropy, ipv4, sections);
+    }
+
+    /**
+     * What the spec refuses in an entry of this geometry (section 2.2), each of which would otherwise draw a copy
+     * nobody asked for: a position, leaf or pod beyond the geometry's counts, a leaf prefix with slot bits set, a
+     * bitmap naming slots or leaves the geometry lacks, or naming none.
+     *
+     * @return the reason, or null if the entry is valid
+     */
+    private String refusal(HeaderV2.Kind kind, int block, int key, long mask) {
+        switch (kind) {
+            case HOST:
+                return g.isValid(key) ? null : position(key);
+            case BLOCK:
+                return g.isValid((block << 8) | key) ? null : position((block << 8) | key);
+            case RACK:
+            case LEAF:
+                if (g.slotOf(key) != 0) {
+                    return String.format("leaf prefix 0x%04X has slot bits set", key);
+                }
+                if (!g.isValid(key)) {
+                    return position(key);
+                }
+                if (kind == HeaderV2.Kind.LEAF) {
+                    return bitmapRefusal("slot", mask, g.slotsPerLeaf());
+                }
+                return null;
+            default:
+                if (key >= g.pods()) {
+                    return "pod " + key + " beyond the geometry's " + g.pods() + " pods";
+                }
+                return bitmapRefusal("leaf", mask, g.leavesPerPod());
+        }
+    }
+
+    private String position(int bit) {
+        return String.format("bit index 0x%04X (pod %d, leaf %d, slot %d) outside ", bit, g.podOf(bit),
+                g.leafOf(bit), g.slotOf(bit)) + g;
+    }
+
+    private static String bitmapRefusal(String what, long mask, int count) {
+        if (mask == 0) {
+            return "empty " + what + " bitmap";
+        }
+        if (count < 64 && mask >>> count != 0) {
+            return what + " bitmap names " + what + " " + (63 - Long.numberOfLeadingZeros(mask)) + " of " + count;
+        }
+        return null;
     }
 
     private static void need(byte[] in, int at, int n) {

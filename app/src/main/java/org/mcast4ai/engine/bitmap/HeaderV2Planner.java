@@ -10,9 +10,9 @@ import java.util.Objects;
 /**
  * Chooses the sections of version 2 headers for a receiver set (sender side), and cuts the set at leaf
  * boundaries into packets when one header would exceed the budget. Per pod, whole racks go as RACK entries or,
- * when cheaper, as one POD entry; per leaf, the other receivers go as HOST entries or one LEAF entry, whichever
- * is smaller, unless the leaves of one block save more than the block's own two bytes by taking one byte per
- * receiver in a BLOCK section. A packet also holds no more sections of a kind than the switches parse
+ * two or more when no larger, as one POD entry; per leaf, the other receivers go as HOST entries or one LEAF
+ * entry, whichever is smaller, unless the leaves of one block save more than the block's own two bytes by taking
+ * one byte per receiver in a BLOCK section. A packet also holds no more sections of a kind than the switches parse
  * ({@link Limits}); the set is cut where it would. Pure.
  */
 public final class HeaderV2Planner {
@@ -208,9 +208,13 @@ public final class HeaderV2Planner {
 
     // The choices, shared by the running size and the builder so that the two cannot drift apart.
 
-    /** @return true if a pod's whole racks cost less as one POD entry than as RACK entries */
+    /**
+     * @return true if a pod's two or more whole racks cost no more as one POD entry than as RACK entries (the
+     *         spec's rule: at k=48 two racks are 4 B either way, and one entry leaves the RACK section's slots to
+     *         the pods that have a single rack)
+     */
     private boolean racksAsPod(int racks) {
-        return racks * codec.entryBytes(HeaderV2.Kind.RACK) > codec.entryBytes(HeaderV2.Kind.POD);
+        return racks >= 2 && racks * codec.entryBytes(HeaderV2.Kind.RACK) >= codec.entryBytes(HeaderV2.Kind.POD);
     }
 
     /** @return true if a partial leaf outside a BLOCK section goes as HOST entries (else as one LEAF entry) */

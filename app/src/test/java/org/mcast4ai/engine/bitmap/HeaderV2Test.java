@@ -73,6 +73,110 @@ class HeaderV2Test {
     }
 
     @Test
+    void whatTheSpecRefusesIsRefusedWithTheReason() {
+        // k=8: 8 pods x 4 leaves x 4 slots (3+2+2 bits); the fixed part 28 00 00 00
+        refused(K8, "slot bits set", 0x41, 0x00, 0x0E);          // RACK prefix (0,3,2): would name the whole leaf
+        refused(K8, "slot bits set", 0x61, 0x00, 0x0D, 0x80);    // LEAF prefix with slot 1
+        refused(K8, "empty slot bitmap", 0x61, 0x00, 0x0C, 0x00);
+        refused(K8, "slot bitmap names slot 4 of 4", 0x61, 0x00, 0x0C, 0x08);
+        refused(K8, "outside", 0x21, 0x00, 0x80);                 // HOST: pod 8 of 8
+        refused(K8, "outside", 0x21, 0x01, 0x00);                 // HOST: beyond 7 bits
+        refused(K8, "outside", 0xA1, 0x00, 0x80);                 // BLOCK 0, low byte 0x80: pod 8
+        refused(K8, "outside", 0x41, 0x00, 0x80);                 // RACK of pod 8
+        refused(K8, "pod 8 beyond", 0x81, 0x08, 0x80);
+        refused(K8, "empty leaf bitmap", 0x81, 0x01, 0x00);
+        refused(K8, "leaf bitmap names leaf 4 of 4", 0x81, 0x01, 0x08);
+        // a leaf-spine whose slots fill their field exactly: 20 leaves x 16 slots, virtual pods of 32 leaves
+        FabricGeometry ls = FabricGeometry.leafSpine(20, 16);
+        refused(ls, "outside", 0x21, 0x01, 0x40);                 // leaf 20 of 20
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new HeaderV2Codec(K8).decode(new byte[]{0x28, 0x01, 0, 0, 0x21, 0, 1, 0}));
+        assertTrue(e.getMessage().contains("reserved bits"), e.getMessage());
+        // and what it allows still decodes: the hop limit 0 is a switch's to drop, not the decoder's
+        assertEquals(1, new HeaderV2Codec(K8).decode(new byte[]{0x20, (byte) 0x80, 0, 0, 0x21, 0, 1, 0})
+                .sections().size());
+    }
+
+    private static void refused(FabricGeometry g, String why, int... section) {
+        byte[] h = new byte[4 + section.length + 1];
+        h[0] = 0x28;
+        for (int i = 0; i < section.length; i++) {
+            h[4 + i] = (byte) section[i];
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new HeaderV2Codec(g)
+                .decode(h), () -> "accepted " + hex(h));
+        assertTrue(e.getMessage().contains(why), hex(h) + ": " + e.getMessage());
+    }
+
+    /**
+     * Valid headers with one or two bits flipped: whatever the decoder accepts names only positions of the
+     * geometry and is the one encoding of its receivers that the codec writes back byte for byte, so no switch
+     * that follows the spec can be made to copy to a host the header's writer did not name.
+     */
+    @Test
+    void whatTheDecoderAcceptsIsCanonicalAndInsideTheGeometry() {
+        Random rnd = new Random(37);
+        int accepted = 0;
+        int refused = 0;
+        for (int trial = 0; trial < 20_000; trial++) {
+            FabricGeometry g = new FabricGeometry[]{K8, FabricGeometry.fatTree(4), FabricGeometry.leafSpine(20, 12),
+                FabricGeometry.fatTree(48)}[trial % 4];
+            HeaderV2Planner planner = new HeaderV2Planner(g, HeaderV2Planner.DEFAULT_MAX_BYTES,
+                    HeaderV2Planner.Limits.NONE);
+            Set<Integer> picked = new HashSet<>();
+            int n = 1 + rnd.nextInt(12);
+            while (picked.size() < n) {
+                int b = g.bit(rnd.nextInt(g.pods()), rnd.nextInt(g.leavesPerPod()), rnd.nextInt(g.slotsPerLeaf()));
+                picked.add(b);
+                if (rnd.nextInt(3) == 0) {
+                    for (int s = 0; s < g.slotsPerLeaf(); s++) {
+                        picked.add(b >>> g.slotBits() << g.slotBits() | s);
+                    }
+                }
+            }
+            int[] bits = picked.stream().mapToInt(Integer::intValue).sorted().toArray();
+            byte[] b = planner.codec().encode(planner.plan(bits, rnd.nextInt(1 << 16)).get(0));
+            for (int flips = 1 + rnd.nextInt(2); flips > 0; flips--) {
+                int at = 1 + rnd.nextInt(b.length - 1);
+                b[at] ^= (byte) (1 << rnd.nextInt(8));
+            }
+            HeaderV2 h;
+            try {
+                h = planner.codec().decode(b);
+            } catch (IllegalArgumentException e) {
+                refused++;
+                continue;
+            }
+            accepted++;
+            for (int r : h.receivers(g)) {
+                assertTrue(g.isValid(r), "position " + r + " from " + hex(b));
+            }
+            byte[] again = planner.codec().encode(h);
+            assertArrayEquals(Arrays.copyOf(b, again.length), again, "re-encoded " + hex(b));
+        }
+        assertTrue(accepted > 1_000 && refused > 1_000, "the flips reach both: " + accepted + " accepted, "
+                + refused + " refused");
+    }
+
+    @Test
+    void twoWholeRacksOfAPodGoAsOnePodEntryAtK48() {
+        FabricGeometry g = FabricGeometry.fatTree(48);
+        HeaderV2Planner planner = new HeaderV2Planner(g, HeaderV2Planner.DEFAULT_MAX_BYTES,
+                HeaderV2Planner.Limits.NONE);
+        int[] bits = new int[3 * g.slotsPerLeaf()];
+        int n = 0;
+        for (int[] rack : new int[][]{{5, 1}, {5, 7}, {9, 3}}) {
+            for (int s = 0; s < g.slotsPerLeaf(); s++) {
+                bits[n++] = g.bit(rack[0], rack[1], s);
+            }
+        }
+        HeaderV2 h = planner.plan(bits, 0).get(0);
+        // the lone rack of pod 9 as RACK (2 B), the two of pod 5 as one POD entry (4 B, as two RACK entries)
+        assertEquals("[RACK[" + g.bit(9, 3, 0) + "], POD[5]]", h.sections().toString());
+        assertEquals(4 + 1 + (1 + 2) + (1 + 4), planner.codec().size(h));
+    }
+
+    @Test
     void randomHeadersRoundTripAndTrimToExactlyTheKeptLeaves() {
         Random rnd = new Random(2);
         for (int trial = 0; trial < 500; trial++) {

@@ -136,6 +136,12 @@ struct headers_t {
 }
 
 struct meta_t {
+    bit<1> has_role;           /* the role entry is written: without it a switch forwards nothing */
+    bit<1> bad;                /* an entry the spec refuses (section 2.2): the packet is dropped and counted */
+    bit<16> slots;             /* the geometry: slots per leaf, the bits a LEAF bitmap and a POD bitmap may set, */
+    bit<SLOT_W> slot_mask;     /* and the leaf numbers that exist */
+    bit<LEAF_W> leaf_mask;
+    bit<LEAF_SET> leaves;
     bit<1> is_leaf;
     bit<16> self_leaf;
     bit<8> slot_bits;
@@ -226,6 +232,7 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     state parse_fixed {
         packet.extract(hdr.fixed);
         verify(hdr.fixed.version == 2, error.BadVersion);
+        verify(hdr.fixed.reserved == 0, error.BadSection);
         transition next_any;
     }
     /* sections in kind order; the next kind is read ahead */
@@ -338,24 +345,32 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
     M(A, 23) M(A, 24) M(A, 25) M(A, 26) M(A, 27) M(A, 28) M(A, 29) M(A, 30)
 
 /* ingress: the leaves (and own slots) an entry names */
-#define WANT_LEAF(G) m.want = m.want | (TOP_L >> SH(G));
+/* a leaf number beyond the program's leaf sets is refused, never aliased onto another leaf */
+#define WANT_LEAF(G) if (G >= LEAF_SET) { m.bad = 1; } else { m.want = m.want | (TOP_L >> SH(G)); }
 #define WANT_HOST(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
+        if ((hdr.ST[I].idx & smask) >= m.slots) { m.bad = 1; } \
         if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> SH(hdr.ST[I].idx - (g << m.slot_bits))); } }
 #define WANT_RACK(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
+        if ((hdr.ST[I].idx & smask) != 0) { m.bad = 1; } \
         if (g == m.self_leaf) { m.want_slots = ~(bit<64>)0; } }
 #define WANT_LEAFE(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].prefix >> m.slot_bits; WANT_LEAF(g) \
+        if ((hdr.ST[I].prefix & smask) != 0 || hdr.ST[I].slots == 0 || (hdr.ST[I].slots & ~m.slot_mask) != 0) { \
+            m.bad = 1; } \
         if (g == m.self_leaf) { m.want_slots = m.want_slots | ((bit<64>)hdr.ST[I].slots << (64 - SLOT_W)); } }
 #define WANT_POD(ST, I) if (hdr.ST[I].isValid()) { \
         g = (bit<16>)hdr.ST[I].pod << m.leaf_bits; \
+        if (g > LEAF_SET - LEAF_W || hdr.ST[I].leaves == 0 || (hdr.ST[I].leaves & ~m.leaf_mask) != 0) { \
+            m.bad = 1; } \
         m.want = m.want | ((bit<LEAF_SET>)hdr.ST[I].leaves << SH((bit<16>)(LEAF_SET - LEAF_W) - g)); \
         if (m.self_leaf >= g && m.self_leaf - g < LEAF_W \
                 && ((hdr.ST[I].leaves << SH(m.self_leaf - g)) >> (LEAF_W - 1)) == 1) { \
             m.want_slots = ~(bit<64>)0; } }
 #define WANT_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
         bi = ((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low; g = bi >> m.slot_bits; WANT_LEAF(g) \
+        if ((bi & smask) >= m.slots) { m.bad = 1; } \
         if (g == m.self_leaf) { m.want_slots = m.want_slots | (TOP_S >> SH(bi - (g << m.slot_bits))); } }
 #define WANT_B0(A, I) WANT_BLOCK(bb0, b0, I)
 #define WANT_B1(A, I) WANT_BLOCK(bb1, b1, I)
@@ -408,13 +423,22 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     /* subset addresses: 0 expanded, 1 dropped for want of the group's entry, 2 dropped for a rank the group does
        not have or an unordered list, 3 dropped for more ranks than two HOST sections hold */
     counter(4, CounterType.packets) subsets;
+    /* 0 a header the spec refuses (a parser error, or an entry naming what the geometry lacks, a leaf prefix with
+       slot bits set, an empty bitmap), 1 a packet that came before the switch's role was written */
+    counter(2, CounterType.packets) refused;
 
     action drop() {
         mark_to_drop(sm);
     }
 
     action set_role(bit<1> is_leaf, bit<16> self_leaf, bit<8> slot_bits, bit<8> leaf_bits, bit<8> n_up,
-                    bit<LEAF_SET> below) {
+                    bit<LEAF_SET> below, bit<16> slots, bit<SLOT_W> slot_mask, bit<LEAF_W> leaf_mask,
+                    bit<LEAF_SET> leaves) {
+        m.has_role = 1;
+        m.slots = slots;
+        m.slot_mask = slot_mask;
+        m.leaf_mask = leaf_mask;
+        m.leaves = leaves;
         m.is_leaf = is_leaf;
         m.self_leaf = self_leaf;
         m.slot_bits = slot_bits;
@@ -490,7 +514,14 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             m.to_cpu = 1;
             sm.egress_spec = CPU_PORT;
         } else {
+            m.has_role = 0;
             role.apply();
+            if (m.has_role == 0) {
+                /* its static state is not (all) written yet: forward nothing rather than guess */
+                refused.count(1);
+                drop();
+                return;
+            }
             uplinks.apply();
             uplink_port.apply();
             if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.bth.isValid() && hdr.in6.isValid()
@@ -564,10 +595,15 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         if (m.to_cpu == 1) {
             /* sent to or from the controller above */
         } else if (sm.parser_error != error.NoError || !hdr.fixed.isValid() || hdr.fixed.hop == 0) {
+            if (sm.parser_error != error.NoError && hdr.fixed.isValid()) {
+                refused.count(0);
+            }
             drop();
         } else {
             bit<16> g;
             bit<16> bi;
+            bit<16> smask = ((bit<16>)1 << m.slot_bits) - 1;
+            m.bad = 0;
             m.want = 0;
             m.want_slots = 0;
             R31(WANT_HOST, h0)
@@ -579,6 +615,11 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             R31(WANT_B1, x)
             R31(WANT_B2, x)
             R31(WANT_B3, x)
+            if (m.bad == 1 || (m.want & ~m.leaves) != 0) {
+                refused.count(0);
+                drop();
+                return;
+            }
             m.up_set = m.want & ~m.below;
             m.up_go = 0;
             m.up_split = 0;

@@ -42,8 +42,9 @@ import java.util.Set;
  * The static state of {@code models/p4/mcast4ai.p4} on every switch of a fabric, from the engine's
  * {@link SwitchTables} (the same tables the known-answer vectors are made from): per switch the role and uplinks
  * defaults, one uplink_port entry per uplink, one out_port entry per port and multicast group 1 with one replica
- * per port; on a leaf also the ICRC shift tables its receivers' rewrites use ({@link Icrc}: the same 192
- * entries on every leaf). Nothing in it names a group. Pure: built from the snapshot alone.
+ * per port (the role entry also carries the geometry, so a switch refuses a header naming what it lacks, and
+ * without it a switch forwards nothing); on a leaf also the ICRC shift tables its receivers' rewrites use
+ * ({@link Icrc}: the same 192 entries on every leaf). Nothing in it names a group. Pure: built from the snapshot alone.
  */
 public final class P4FabricPlanner {
     /** Table, action and parameter names of the program's P4Info. */
@@ -69,11 +70,18 @@ public final class P4FabricPlanner {
     public static final int UPLINK_SLOTS = 24;
     /** Leaf numbers the program's leaf sets cover by default ({@code LEAF_SET}). */
     public static final int DEFAULT_LEAF_SET = 256;
+    /**
+     * Bytes of the slot and leaf bitmaps the pipeconf's program parses ({@code SLOT_BYTES}, {@code LEAF_BYTES}
+     * of its build): leaves of up to 8 hosts, pods of up to 8 leaves.
+     */
+    public static final int DEFAULT_BITMAP_BYTES = 1;
     private static final int NOT_A_LEAF = 0xFFFF;
     private static final int PRIORITY = 10;
 
     private final ApplicationId appId;
     private final int leafSet;
+    private final int slotBytes;
+    private final int leafBytes;
 
     /** The entries of one switch. */
     public static final class SwitchState {
@@ -101,11 +109,26 @@ public final class P4FabricPlanner {
      * @param leafSet the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
      */
     public P4FabricPlanner(ApplicationId appId, int leafSet) {
+        this(appId, leafSet, DEFAULT_BITMAP_BYTES, DEFAULT_BITMAP_BYTES);
+    }
+
+    /**
+     * @param appId     owning application
+     * @param leafSet   the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
+     * @param slotBytes bytes of the LEAF entries' slot bitmaps it parses ({@code SLOT_BYTES})
+     * @param leafBytes bytes of the POD entries' leaf bitmaps it parses ({@code LEAF_BYTES})
+     */
+    public P4FabricPlanner(ApplicationId appId, int leafSet, int slotBytes, int leafBytes) {
         if (leafSet <= 0 || leafSet % 8 != 0) {
             throw new IllegalArgumentException("leafSet must be a positive multiple of 8: " + leafSet);
         }
+        if (slotBytes < 1 || slotBytes > 8 || leafBytes < 1 || leafBytes > 8) {
+            throw new IllegalArgumentException("bitmaps of 1 to 8 bytes: slots " + slotBytes + ", leaves " + leafBytes);
+        }
         this.appId = appId;
         this.leafSet = leafSet;
+        this.slotBytes = slotBytes;
+        this.leafBytes = leafBytes;
     }
 
     /**
@@ -147,6 +170,13 @@ public final class P4FabricPlanner {
 
     private SwitchState switchState(DeviceId d, SwitchTable t, FabricGeometry g) {
         int s = g.slotBits();
+        // the program's entries have fixed sizes: a header of wider bitmaps would be parsed out of step
+        if (g.slotBitmapBytes() != slotBytes || g.leafBitmapBytes() != leafBytes) {
+            throw new IllegalArgumentException("the program parses " + 8 * slotBytes + "-slot and " + 8 * leafBytes
+                    + "-leaf bitmaps; this fabric's header has " + g.slotsPerLeaf() + " slots per leaf and "
+                    + g.leavesPerPod() + " leaves per pod (compile it with SLOT_BYTES=" + g.slotBitmapBytes()
+                    + " LEAF_BYTES=" + g.leafBitmapBytes() + ")");
+        }
         boolean leaf = t.childScope() == null;
         long[] ups = t.upPorts();
         if (ups.length > UPLINK_SLOTS) {
@@ -205,7 +235,14 @@ public final class P4FabricPlanner {
                 .withParameter(param("slot_bits", s, 2))
                 .withParameter(param("leaf_bits", g.leafBits(), 2))
                 .withParameter(param("n_up", ups.length, 1))
-                .withParameter(new PiActionParam(PiActionParamId.of("below"), leafSet(below))).build()));
+                .withParameter(new PiActionParam(PiActionParamId.of("below"), leafSet(below)))
+                .withParameter(param("slots", g.slotsPerLeaf(), 2))
+                .withParameter(new PiActionParam(PiActionParamId.of("slot_mask"),
+                        firstBits(g.slotsPerLeaf(), g.slotBitmapBytes())))
+                .withParameter(new PiActionParam(PiActionParamId.of("leaf_mask"),
+                        firstBits(g.leavesPerPod(), g.leafBitmapBytes())))
+                .withParameter(new PiActionParam(PiActionParamId.of("leaves"), leafSet(geometryLeaves(g))))
+                .build()));
         rules.add(rule(d, UPLINKS, null, PiAction.builder().withId(PiActionId.of(SET_UPLINKS))
                 .withParameters(reach).build()));
         if (leaf) {
@@ -242,6 +279,36 @@ public final class P4FabricPlanner {
                                         ImmutableByteSequence.copyFrom(z))).build()));
             }
         }
+    }
+
+    /**
+     * The leaf numbers of the geometry that the sets cover: a header naming any other leaf is refused, so a
+     * copy is never drawn towards a leaf that cannot exist (one beyond the sets could not even be named).
+     */
+    private BitSet geometryLeaves(FabricGeometry g) {
+        BitSet out = new BitSet();
+        for (int pod = 0; pod < g.pods(); pod++) {
+            for (int l = 0; l < g.leavesPerPod(); l++) {
+                int n = g.bit(pod, l, 0) >>> g.slotBits();
+                if (n < leafSet) {
+                    out.set(n);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param n     items to set
+     * @param bytes the bitmap's size
+     * @return a header bitmap of so many bytes with items 0 to n - 1 set (item i is bit 0x80 >>> i % 8)
+     */
+    static ImmutableByteSequence firstBits(int n, int bytes) {
+        byte[] b = new byte[bytes];
+        for (int i = 0; i < n; i++) {
+            b[i / 8] |= (byte) (0x80 >>> (i % 8));
+        }
+        return ImmutableByteSequence.copyFrom(b);
     }
 
     /** A leaf set as the program holds it: leaf l is bit {@code leafSet - 1 - l}, most significant first. */

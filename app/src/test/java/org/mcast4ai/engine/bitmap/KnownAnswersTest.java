@@ -299,7 +299,42 @@ class KnownAnswersTest {
                     + hex(frame(c[0], c[0] == truncated ? new byte[0] : inner))
                     + "\",\n      \"out\": [], \"dropped\": " + dropped + "}");
         }
-        return "{\n  \"description\": \"frames the source leaf of fat tree k=4 must drop\",\n  \"geometry\": "
+        // what the spec refuses (section 2.2) after the fixed part 28 00 00 00; k=4 is 4 pods x 2 leaves x 2
+        // slots (2+1+1 bits): each would draw copies no receiver asked for, or alias onto another leaf
+        String[][] refused = {
+            {"28 01 00 00 21 00 05 00", "reserved bits set"},
+            {"28 00 00 00 41 00 05 00", "a RACK prefix with its slot bit set"},
+            {"28 00 00 00 61 00 05 80 00", "a LEAF prefix with its slot bit set"},
+            {"28 00 00 00 61 00 04 00 00", "a LEAF entry with an empty slot bitmap"},
+            {"28 00 00 00 61 00 04 20 00", "a LEAF bitmap naming slot 2 of 2"},
+            {"28 00 00 00 81 01 00 00", "a POD entry with an empty leaf bitmap"},
+            {"28 00 00 00 81 01 20 00", "a POD bitmap naming leaf 2 of 2 (pod 2's leaf 0 if aliased)"},
+            {"28 00 00 00 21 00 10 00", "a HOST entry in pod 4 of 4"},
+            {"28 00 00 00 21 10 00 00", "a HOST entry on leaf 2048, beyond the leaf sets"},
+            {"28 00 00 00 A1 00 10 00", "a BLOCK entry in pod 4 of 4"},
+        };
+        for (String[] c : refused) {
+            byte[] h = unhex(c[0].replace(" ", ""));
+            try {
+                codec.decode(h);
+                throw new IllegalStateException("the decoder accepts " + c[1]);
+            } catch (IllegalArgumentException expected) {
+                // refused by the spec: the switch must drop it and count it
+            }
+            packets.add("    {\"switch\": \"edge1-1\", \"role\": \"LEAF\", \"in_port\": 1, \"why\": \"" + c[1]
+                    + "\", \"counter\": [\"McastIngress.refused\", 0],\n      \"frame\": \"" + hex(frame(h, inner))
+                    + "\",\n      \"out\": [], \"dropped\": 0}");
+        }
+        // a switch whose role entry is not written yet forwards nothing, even a header naming its own slot 0
+        byte[] slot0 = unhex("2800000021000000");
+        if (codec.decode(slot0).receivers(g)[0] != 0) {
+            throw new IllegalStateException("bit index 0 expected");
+        }
+        packets.add("    {\"switch\": \"edge1-1\", \"role\": \"LEAF\", \"in_port\": 2, \"no_role\": true, \"why\": "
+                + "\"bit index 0 before the role is written\", \"counter\": [\"McastIngress.refused\", 1],\n"
+                + "      \"frame\": \"" + hex(frame(slot0, inner)) + "\",\n      \"out\": [], \"dropped\": 0}");
+        return "{\n  \"description\": \"frames the source leaf of fat tree k=4 must drop: parser errors, what the"
+                + " spec refuses (counted), and anything before its role is written (counted)\",\n  \"geometry\": "
                 + geometry(g) + ",\n  \"switches\": {\n" + switches(f, tables, new TreeSet<>(List.of(leaf)))
                 + "\n  },\n  \"packets\": [\n" + String.join(",\n", packets) + "\n  ]\n}\n";
     }

@@ -77,7 +77,7 @@ class P4FabricPlannerTest {
     void everyEntryTheAppWritesIsOneTheProgramHas() {
         FabricSnapshot k4 = FabricGenerators.fatTree(4);
         List<FabricSnapshot> fabrics = List.of(k4, FabricGenerators.leafSpine(2, 4, 3),
-                FabricGenerators.leafSpine(8, 16, 48), FabricGenerators.leafSpine(24, 4, 2),
+                FabricGenerators.leafSpine(8, 8, 8), FabricGenerators.leafSpine(24, 4, 2),
                 FabricGenerators.withoutLinks(k4, (a, b) ->
                         a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1")));
         int checked = 0;
@@ -292,8 +292,12 @@ class P4FabricPlannerTest {
                 () -> plan(planner, FabricGenerators.leafSpine(25, 4, 2)));
         assertTrue(e.getMessage().contains("25 uplinks, the program holds 24"), e.getMessage());
         IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
-                () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8),
+                () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8, 1, 2),
                         FabricGenerators.leafSpine(2, 16, 2)));
         assertTrue(small.getMessage().contains("beyond the 8"), small.getMessage());
+        // 48 hosts per leaf: LEAF entries of 6-byte bitmaps, which the pipeconf's program would parse out of step
+        IllegalArgumentException wide = assertThrows(IllegalArgumentException.class,
+                () -> plan(planner, FabricGenerators.leafSpine(2, 4, 48)));
+        assertTrue(wide.getMessage().contains("SLOT_BYTES=6 LEAF_BYTES=1"), wide.getMessage());
     }
 }

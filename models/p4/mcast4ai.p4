@@ -119,9 +119,13 @@ struct headers_t {
     fixed_t fixed;
     sec_t hs0; index_t[31] h0;
     sec_t hs1; index_t[31] h1;
+    sec_t hs2; index_t[31] h2;
+    sec_t hs3; index_t[31] h3;
     sec_t rs0; index_t[31] r0;
+    sec_t rs1; index_t[31] r1;
     sec_t ls0; leafent_t[31] l0;
     sec_t ps0; podent_t[31] p0;
+    sec_t ps1; podent_t[31] p1;
     sec_t bs0; blockb_t bb0; blockent_t[31] b0;
     sec_t bs1; blockb_t bb1; blockent_t[31] b1;
     sec_t bs2; blockb_t bb2; blockent_t[31] b2;
@@ -245,15 +249,29 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
             0: the_end; 1: hs1; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
     }
     state after_hs1 {
+        transition select(packet.lookahead<bit<3>>()) {
+            0: the_end; 1: hs2; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_hs2 {
+        transition select(packet.lookahead<bit<3>>()) {
+            0: the_end; 1: hs3; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_hs3 {
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; 2: rs0; 3: ls0; 4: ps0; 5: bs0; default: bad; }
     }
     state after_rs0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 2: rs1; 3: ls0; 4: ps0; 5: bs0; default: bad; }
+    }
+    state after_rs1 {
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; 3: ls0; 4: ps0; 5: bs0; default: bad; }
     }
     state after_ls0 {
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; 4: ps0; 5: bs0; default: bad; }
     }
     state after_ps0 {
+        transition select(packet.lookahead<bit<3>>()) { 0: the_end; 4: ps1; 5: bs0; default: bad; }
+    }
+    state after_ps1 {
         transition select(packet.lookahead<bit<3>>()) { 0: the_end; 5: bs0; default: bad; }
     }
     state after_bs0 {
@@ -310,12 +328,20 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     CHAIN(hs0, h0, after_hs0)
     SECTION(hs1, h1)
     CHAIN(hs1, h1, after_hs1)
+    SECTION(hs2, h2)
+    CHAIN(hs2, h2, after_hs2)
+    SECTION(hs3, h3)
+    CHAIN(hs3, h3, after_hs3)
     SECTION(rs0, r0)
     CHAIN(rs0, r0, after_rs0)
+    SECTION(rs1, r1)
+    CHAIN(rs1, r1, after_rs1)
     SECTION(ls0, l0)
     CHAIN(ls0, l0, after_ls0)
     SECTION(ps0, p0)
     CHAIN(ps0, p0, after_ps0)
+    SECTION(ps1, p1)
+    CHAIN(ps1, p1, after_ps1)
     state bs0 {
         packet.extract(hdr.bs0);
         verify(hdr.bs0.count != 0, error.BadSection);
@@ -608,9 +634,13 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             m.want_slots = 0;
             R31(WANT_HOST, h0)
             R31(WANT_HOST, h1)
+            R31(WANT_HOST, h2)
+            R31(WANT_HOST, h3)
             R31(WANT_RACK, r0)
+            R31(WANT_RACK, r1)
             R31(WANT_LEAFE, l0)
             R31(WANT_POD, p0)
+            R31(WANT_POD, p1)
             R31(WANT_B0, x)
             R31(WANT_B1, x)
             R31(WANT_B2, x)
@@ -782,9 +812,13 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         hdr.fixed.setInvalid();
         hdr.hs0.setInvalid(); hdr.h0.pop_front(31);
         hdr.hs1.setInvalid(); hdr.h1.pop_front(31);
+        hdr.hs2.setInvalid(); hdr.h2.pop_front(31);
+        hdr.hs3.setInvalid(); hdr.h3.pop_front(31);
         hdr.rs0.setInvalid(); hdr.r0.pop_front(31);
+        hdr.rs1.setInvalid(); hdr.r1.pop_front(31);
         hdr.ls0.setInvalid(); hdr.l0.pop_front(31);
         hdr.ps0.setInvalid(); hdr.p0.pop_front(31);
+        hdr.ps1.setInvalid(); hdr.p1.pop_front(31);
         hdr.bs0.setInvalid(); hdr.bb0.setInvalid(); hdr.b0.pop_front(31);
         hdr.bs1.setInvalid(); hdr.bb1.setInvalid(); hdr.b1.pop_front(31);
         hdr.bs2.setInvalid(); hdr.bb2.setInvalid(); hdr.b2.pop_front(31);
@@ -865,12 +899,20 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             RECOUNT(hs0)
             R31(TRIM_IDX, h1)
             RECOUNT(hs1)
+            R31(TRIM_IDX, h2)
+            RECOUNT(hs2)
+            R31(TRIM_IDX, h3)
+            RECOUNT(hs3)
             R31(TRIM_IDX, r0)
             RECOUNT(rs0)
+            R31(TRIM_IDX, r1)
+            RECOUNT(rs1)
             R31(TRIM_LEAFE, l0)
             RECOUNT(ls0)
             R31(TRIM_POD, p0)
             RECOUNT(ps0)
+            R31(TRIM_POD, p1)
+            RECOUNT(ps1)
             R31(TRIM_B0, x)
             RECOUNT_BLOCK(bs0, bb0)
             R31(TRIM_B1, x)
@@ -921,9 +963,13 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.fixed);
         packet.emit(hdr.hs0); packet.emit(hdr.h0);
         packet.emit(hdr.hs1); packet.emit(hdr.h1);
+        packet.emit(hdr.hs2); packet.emit(hdr.h2);
+        packet.emit(hdr.hs3); packet.emit(hdr.h3);
         packet.emit(hdr.rs0); packet.emit(hdr.r0);
+        packet.emit(hdr.rs1); packet.emit(hdr.r1);
         packet.emit(hdr.ls0); packet.emit(hdr.l0);
         packet.emit(hdr.ps0); packet.emit(hdr.p0);
+        packet.emit(hdr.ps1); packet.emit(hdr.p1);
         packet.emit(hdr.bs0); packet.emit(hdr.bb0); packet.emit(hdr.b0);
         packet.emit(hdr.bs1); packet.emit(hdr.bb1); packet.emit(hdr.b1);
         packet.emit(hdr.bs2); packet.emit(hdr.bb2); packet.emit(hdr.b2);

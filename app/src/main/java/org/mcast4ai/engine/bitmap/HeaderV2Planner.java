@@ -27,8 +27,11 @@ public final class HeaderV2Planner {
         /** What the header spec allows: any number of sections; several sections of one block. */
         public static final Limits NONE = new Limits(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE,
                 Integer.MAX_VALUE, Integer.MAX_VALUE, false);
-        /** What {@code models/p4/mcast4ai.p4} parses: 2 HOST, 1 RACK, 1 LEAF, 1 POD, 4 BLOCK of distinct blocks. */
-        public static final Limits P4 = new Limits(2, 1, 1, 1, 4, true);
+        /**
+         * What {@code models/p4/mcast4ai.p4} parses: 4 HOST, 2 RACK, 1 LEAF, 2 POD, 4 BLOCK of distinct blocks
+         * (chosen for the k=48 targets: whole racks in one packet, 1,024 random receivers in at most 8).
+         */
+        public static final Limits P4 = new Limits(4, 2, 1, 2, 4, true);
 
         final int host;
         final int rack;
@@ -235,6 +238,24 @@ public final class HeaderV2Planner {
     }
 
     /**
+     * @param saving   what the block's leaves save in it
+     * @param entries  its receivers in it
+     * @param earlier  the BLOCK sections of the earlier blocks of the packet
+     * @return true if the block goes as a BLOCK section: it pays, and the switches parse one more (else its
+     *         leaves take HOST and LEAF entries, so that a packet holds more receivers than its BLOCK sections
+     *         alone allow: fewer packets first, then fewer bytes)
+     */
+    private boolean asBlock(int saving, int entries, int earlier) {
+        int n = sections(entries);
+        return blockPays(saving) && (long) earlier + n <= limits.block && (n == 1 || !limits.oneSectionPerBlock);
+    }
+
+    /** @return the sections so many entries of one kind take */
+    private static int sections(int entries) {
+        return (entries + HeaderV2.MAX_ENTRIES - 1) / HeaderV2.MAX_ENTRIES;
+    }
+
+    /**
      * The exact size of the header {@link #one} builds, kept up to date leaf by leaf: the same choices per pod
      * (racks) and per block (partial leaves), all additive but the section headers.
      */
@@ -260,8 +281,8 @@ public final class HeaderV2Planner {
                 return;
             }
             // per block: saving, receivers that would go in it, HOST/LEAF entries of the leaves that would and
-            // would not join it
-            int[] b = blocks.computeIfAbsent(first >>> 8, x -> new int[6]);
+            // would not join it, and whether it went as a BLOCK section
+            int[] b = blocks.computeIfAbsent(first >>> 8, x -> new int[7]);
             block(b, -1);
             boolean host = asHosts(count);
             int saving = blockSaving(count);
@@ -291,7 +312,12 @@ public final class HeaderV2Planner {
         private void block(int[] b, int sign) {
             hosts += sign * b[4];
             leaves += sign * b[5];
-            if (blockPays(b[0])) {
+            // only the last block is ever re-evaluated, so blockSections is then the earlier blocks' alone
+            boolean asBlock = sign < 0 ? b[6] == 1 : asBlock(b[0], b[1], blockSections);
+            if (sign > 0) {
+                b[6] = asBlock ? 1 : 0;
+            }
+            if (asBlock) {
                 int n = sections(b[1]);
                 blockBytes += sign * (b[1] + 2 * n);
                 blockSections += sign * n;
@@ -315,9 +341,6 @@ public final class HeaderV2Planner {
                     && blockSections <= limits.block && (!limits.oneSectionPerBlock || sharedBlocks == 0);
         }
 
-        private int sections(int entries) {
-            return (entries + HeaderV2.MAX_ENTRIES - 1) / HeaderV2.MAX_ENTRIES;
-        }
     }
 
     /**
@@ -401,12 +424,18 @@ public final class HeaderV2Planner {
                 int m = partialTo[l] - partialFrom[l];
                 saving += blockSaving(m);
             }
+            int entries = 0;
+            for (int l = 0; l < partials; l++) {
+                int m = partialTo[l] - partialFrom[l];
+                entries += blockSaving(m) > 0 ? m : 0;
+            }
+            boolean asBlock = asBlock(saving, entries, blocks.size());
             Entries inBlock = new Entries();
             for (int l = 0; l < partials; l++) {
                 int from = partialFrom[l];
                 int to = partialTo[l];
                 int m = to - from;
-                if (blockPays(saving) && blockSaving(m) > 0) {
+                if (asBlock && blockSaving(m) > 0) {
                     for (int x = from; x < to; x++) {
                         inBlock.add(bits[x] & 0xFF, 0);
                     }

@@ -219,20 +219,20 @@ class HeaderV2Test {
 
     @Test
     void aSetIsCutWhereItWouldHoldMoreSectionsThanTheSwitchesParse() {
-        // one receiver on each of 70 leaves, one leaf per block (a pod of 32 leaves of 8 slots is 256 bits):
-        // HOST entries only, 3 sections' worth
+        // one receiver on each of 128 leaves, one leaf per block (a pod of 32 leaves of 8 slots is 256 bits):
+        // HOST entries only, 5 sections' worth
         FabricGeometry g = FabricGeometry.leafSpine(4096, 8);
-        int[] bits = new int[70];
+        int[] bits = new int[128];
         for (int i = 0; i < bits.length; i++) {
             bits[i] = g.bit(i, 0, 1);
         }
         HeaderV2Planner spec = new HeaderV2Planner(g, HeaderV2Planner.DEFAULT_MAX_BYTES, HeaderV2Planner.Limits.NONE);
         List<HeaderV2> one = spec.plan(bits, 0);
         assertEquals(1, one.size());
-        assertEquals(3, one.get(0).sections().size(), "the spec alone would send 3 HOST sections");
+        assertEquals(5, one.get(0).sections().size(), "the spec alone would send 5 HOST sections");
         List<HeaderV2> p4 = new HeaderV2Planner(g).plan(bits, 0);
-        assertEquals(2, p4.size(), "62 HOST entries fit in the program's two sections");
-        assertEquals(62, p4.get(0).receivers(g).length);
+        assertEquals(2, p4.size(), "124 HOST entries fit in the program's four sections");
+        assertEquals(124, p4.get(0).receivers(g).length);
         for (HeaderV2 h : p4) {
             assertTrue(HeaderV2Planner.Limits.P4.admits(h), h.toString());
         }

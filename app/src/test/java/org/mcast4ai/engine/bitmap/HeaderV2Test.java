@@ -123,18 +123,7 @@ class HeaderV2Test {
                 FabricGeometry.fatTree(48)}[trial % 4];
             HeaderV2Planner planner = new HeaderV2Planner(g, HeaderV2Planner.DEFAULT_MAX_BYTES,
                     HeaderV2Planner.Limits.NONE);
-            Set<Integer> picked = new HashSet<>();
-            int n = 1 + rnd.nextInt(12);
-            while (picked.size() < n) {
-                int b = g.bit(rnd.nextInt(g.pods()), rnd.nextInt(g.leavesPerPod()), rnd.nextInt(g.slotsPerLeaf()));
-                picked.add(b);
-                if (rnd.nextInt(3) == 0) {
-                    for (int s = 0; s < g.slotsPerLeaf(); s++) {
-                        picked.add(b >>> g.slotBits() << g.slotBits() | s);
-                    }
-                }
-            }
-            int[] bits = picked.stream().mapToInt(Integer::intValue).sorted().toArray();
+            int[] bits = pick(g, 1 + rnd.nextInt(12), 3, rnd);
             byte[] b = planner.codec().encode(planner.plan(bits, rnd.nextInt(1 << 16)).get(0));
             for (int flips = 1 + rnd.nextInt(2); flips > 0; flips--) {
                 int at = 1 + rnd.nextInt(b.length - 1);
@@ -156,6 +145,24 @@ class HeaderV2Test {
         }
         assertTrue(accepted > 1_000 && refused > 1_000, "the flips reach both: " + accepted + " accepted, "
                 + refused + " refused");
+    }
+
+    /**
+     * @return at least n (or every) positions at random, ascending; one pick in {@code rackOdds} brings its
+     *         whole rack
+     */
+    private static int[] pick(FabricGeometry g, int n, int rackOdds, Random rnd) {
+        Set<Integer> picked = new HashSet<>();
+        while (picked.size() < Math.min(n, g.capacity())) {
+            int b = g.bit(rnd.nextInt(g.pods()), rnd.nextInt(g.leavesPerPod()), rnd.nextInt(g.slotsPerLeaf()));
+            picked.add(b);
+            if (rnd.nextInt(rackOdds) == 0) {
+                for (int s = 0; s < g.slotsPerLeaf(); s++) {
+                    picked.add(b >>> g.slotBits() << g.slotBits() | s);
+                }
+            }
+        }
+        return picked.stream().mapToInt(Integer::intValue).sorted().toArray();
     }
 
     @Test
@@ -184,18 +191,7 @@ class HeaderV2Test {
                     : FabricGeometry.leafSpine(2 + rnd.nextInt(200), 1 + rnd.nextInt(48));
             HeaderV2Planner planner = new HeaderV2Planner(g, 64 + rnd.nextInt(400),
                     rnd.nextBoolean() ? HeaderV2Planner.Limits.P4 : HeaderV2Planner.Limits.NONE);
-            Set<Integer> picked = new HashSet<>();
-            int n = 1 + rnd.nextInt(300);
-            while (picked.size() < Math.min(n, g.capacity())) {
-                int b = g.bit(rnd.nextInt(g.pods()), rnd.nextInt(g.leavesPerPod()), rnd.nextInt(g.slotsPerLeaf()));
-                picked.add(b);
-                if (rnd.nextInt(4) == 0) {
-                    for (int s = 0; s < g.slotsPerLeaf(); s++) {
-                        picked.add(b >>> g.slotBits() << g.slotBits() | s);
-                    }
-                }
-            }
-            int[] bits = picked.stream().mapToInt(Integer::intValue).sorted().toArray();
+            int[] bits = pick(g, 1 + rnd.nextInt(300), 4, rnd);
             List<HeaderV2> sets = planner.plan(bits, rnd.nextInt(1 << 16));
             List<Integer> all = new ArrayList<>();
             for (HeaderV2 h : sets) {

@@ -31,7 +31,7 @@
  *
  * Compile-time bounds (override with -D): the geometry's bitmap widths, the number of sections of each
  * kind a packet may carry (two HOST and four BLOCK sections, one of each other kind) and the leaf numbers the sets
- * cover; a switch has at most 24 uplinks (a k=48 leaf's) and 256 downward ports. When no uplink reaches every
+ * cover (LEAF_SET) and the uplinks a switch may have (UPLINKS, 24 or 32); a switch has at most 256 downward ports. When no uplink reaches every
  * leaf a copy must take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's
  * rotation that reaches it.
  *
@@ -53,15 +53,57 @@
 #define LEAF_BYTES 1      /* ceil(leavesPerPod / 8): a POD entry's leaf bitmap */
 #endif
 #ifndef LEAF_SET
-#define LEAF_SET 256      /* leaf numbers (bit index >> slot bits) the leaf sets cover, at most 256 */
+#define LEAF_SET 256      /* leaf numbers (bit index >> slot bits) the leaf sets cover: 256, or 2048 (k=48, k=64) */
+#endif
+#ifndef UPLINKS
+#define UPLINKS 24        /* uplinks a switch may have: 24 (a k=48 leaf's) or 32 (k=64) */
+#endif
+#if LEAF_SET != 256 && LEAF_SET != 2048
+#error "LEAF_SET is 256 or 2048"
 #endif
 
 #define SLOT_W (8 * SLOT_BYTES)
 #define LEAF_W (8 * LEAF_BYTES)
 #define TOP_L ((bit<LEAF_SET>)1 << (LEAF_SET - 1))
 #define TOP_S ((bit<64>)1 << 63)
-/* BMv2 takes shift amounts of at most 8 bits: leaf numbers and slots are below 256 */
+/* BMv2 takes shift amounts of at most 8 bits (constant ones of at most 256): slots are below 64, and a leaf
+   number's higher bits shift a leaf set by constant slices */
 #define SH(X) ((bit<8>)(X))
+#if LEAF_SET == 256
+#define SHR_L(V, N) V = V >> SH(N);
+#define SHL_L(V, N) V = V << SH(N);
+#else
+#define SHR_L(V, N) { bit<16> n_ = (N); V = V >> SH(n_); \
+        if (n_[8:8] == 1) { V = V >> 256; } \
+        if (n_[9:9] == 1) { V = (bit<LEAF_SET>)V[LEAF_SET - 1:512]; } \
+        if (n_[10:10] == 1) { V = (bit<LEAF_SET>)V[LEAF_SET - 1:1024]; } \
+        if (n_[15:11] != 0) { V = 0; } }
+#define SHL_L(V, N) { bit<16> n_ = (N); V = V << SH(n_); \
+        if (n_[8:8] == 1) { V = V << 256; } \
+        if (n_[9:9] == 1) { V = V[LEAF_SET - 513:0] ++ 512w0; } \
+        if (n_[10:10] == 1) { V = V[LEAF_SET - 1025:0] ++ 1024w0; } \
+        if (n_[15:11] != 0) { V = 0; } }
+#endif
+/* per uplink Q: M(Q), and with commas */
+#define UPS24(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15) M(16) \
+        M(17) M(18) M(19) M(20) M(21) M(22) M(23)
+#define LIST24(M) M(0), M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8), M(9), M(10), M(11), M(12), M(13), M(14), \
+        M(15), M(16), M(17), M(18), M(19), M(20), M(21), M(22), M(23)
+#if UPLINKS == 24
+#define UPS(M) UPS24(M)
+#define UPS_LIST(M) LIST24(M)
+#elif UPLINKS == 32
+#define UPS(M) UPS24(M) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
+#define UPS_LIST(M) LIST24(M), M(24), M(25), M(26), M(27), M(28), M(29), M(30), M(31)
+#else
+#error "UPLINKS is 24 or 32"
+#endif
+#define DECL_A(Q) bit<LEAF_SET> a##Q;
+#define DECL_R(Q) bit<LEAF_SET> r##Q;
+#define PARAM_R(Q) bit<LEAF_SET> r##Q
+#define SET_R(Q) m.r##Q = r##Q;
+#define ZERO_A(Q) m.a##Q = 0;
+#define ZERO(Q) 0
 #define OUT_CHILD 1
 #define OUT_HOST 2
 #define OUT_UP 3
@@ -158,19 +200,9 @@ struct meta_t {
     bit<1> up_go;
     bit<8> up_choice;
     bit<1> up_split;           /* no uplink reaches every upward leaf: per uplink the leaves it takes */
-    bit<LEAF_SET> a0; bit<LEAF_SET> a1; bit<LEAF_SET> a2; bit<LEAF_SET> a3;
-    bit<LEAF_SET> a4; bit<LEAF_SET> a5; bit<LEAF_SET> a6; bit<LEAF_SET> a7;
-    bit<LEAF_SET> a8; bit<LEAF_SET> a9; bit<LEAF_SET> a10; bit<LEAF_SET> a11;
-    bit<LEAF_SET> a12; bit<LEAF_SET> a13; bit<LEAF_SET> a14; bit<LEAF_SET> a15;
-    bit<LEAF_SET> a16; bit<LEAF_SET> a17; bit<LEAF_SET> a18; bit<LEAF_SET> a19;
-    bit<LEAF_SET> a20; bit<LEAF_SET> a21; bit<LEAF_SET> a22; bit<LEAF_SET> a23;
+    UPS(DECL_A)                /* per uplink the leaves it takes of a split copy */
     bit<LEAF_SET> below;       /* leaves this switch delivers downward */
-    bit<LEAF_SET> r0; bit<LEAF_SET> r1; bit<LEAF_SET> r2; bit<LEAF_SET> r3;
-    bit<LEAF_SET> r4; bit<LEAF_SET> r5; bit<LEAF_SET> r6; bit<LEAF_SET> r7;
-    bit<LEAF_SET> r8; bit<LEAF_SET> r9; bit<LEAF_SET> r10; bit<LEAF_SET> r11;
-    bit<LEAF_SET> r12; bit<LEAF_SET> r13; bit<LEAF_SET> r14; bit<LEAF_SET> r15;
-    bit<LEAF_SET> r16; bit<LEAF_SET> r17; bit<LEAF_SET> r18; bit<LEAF_SET> r19;
-    bit<LEAF_SET> r20; bit<LEAF_SET> r21; bit<LEAF_SET> r22; bit<LEAF_SET> r23;   /* per uplink the leaves it reaches */
+    UPS(DECL_R)                /* per uplink the leaves it reaches */
     bit<8> up_rank;
     bit<LEAF_SET> kset;        /* egress: the leaves this copy keeps */
     bit<2> out_kind;           /* egress: what the replica's port leads to */
@@ -372,7 +404,8 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
 
 /* ingress: the leaves (and own slots) an entry names */
 /* a leaf number beyond the program's leaf sets is refused, never aliased onto another leaf */
-#define WANT_LEAF(G) if (G >= LEAF_SET) { m.bad = 1; } else { m.want = m.want | (TOP_L >> SH(G)); }
+#define WANT_LEAF(G) if (G >= LEAF_SET) { m.bad = 1; } else { bit<LEAF_SET> one_ = TOP_L; SHR_L(one_, G) \
+        m.want = m.want | one_; }
 #define WANT_HOST(ST, I) if (hdr.ST[I].isValid()) { \
         g = hdr.ST[I].idx >> m.slot_bits; WANT_LEAF(g) \
         if ((hdr.ST[I].idx & smask) >= m.slots) { m.bad = 1; } \
@@ -390,7 +423,8 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
         g = (bit<16>)hdr.ST[I].pod << m.leaf_bits; \
         if (g > LEAF_SET - LEAF_W || hdr.ST[I].leaves == 0 || (hdr.ST[I].leaves & ~m.leaf_mask) != 0) { \
             m.bad = 1; } \
-        m.want = m.want | ((bit<LEAF_SET>)hdr.ST[I].leaves << SH((bit<16>)(LEAF_SET - LEAF_W) - g)); \
+        bit<LEAF_SET> pl_ = (bit<LEAF_SET>)hdr.ST[I].leaves; SHL_L(pl_, (bit<16>)(LEAF_SET - LEAF_W) - g) \
+        m.want = m.want | pl_; \
         if (m.self_leaf >= g && m.self_leaf - g < LEAF_W \
                 && ((hdr.ST[I].leaves << SH(m.self_leaf - g)) >> (LEAF_W - 1)) == 1) { \
             m.want_slots = ~(bit<64>)0; } }
@@ -473,21 +507,13 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         m.below = below;
     }
 
-    action set_uplinks(bit<LEAF_SET> r0, bit<LEAF_SET> r1, bit<LEAF_SET> r2, bit<LEAF_SET> r3, bit<LEAF_SET> r4,
-                       bit<LEAF_SET> r5, bit<LEAF_SET> r6, bit<LEAF_SET> r7, bit<LEAF_SET> r8, bit<LEAF_SET> r9,
-                       bit<LEAF_SET> r10, bit<LEAF_SET> r11, bit<LEAF_SET> r12, bit<LEAF_SET> r13, bit<LEAF_SET>
-                       r14, bit<LEAF_SET> r15, bit<LEAF_SET> r16, bit<LEAF_SET> r17, bit<LEAF_SET> r18,
-                       bit<LEAF_SET> r19, bit<LEAF_SET> r20, bit<LEAF_SET> r21, bit<LEAF_SET> r22, bit<LEAF_SET>
-                       r23) {
-        m.r0 = r0; m.r1 = r1; m.r2 = r2; m.r3 = r3; m.r4 = r4; m.r5 = r5;
-        m.r6 = r6; m.r7 = r7; m.r8 = r8; m.r9 = r9; m.r10 = r10; m.r11 = r11;
-        m.r12 = r12; m.r13 = r13; m.r14 = r14; m.r15 = r15; m.r16 = r16; m.r17 = r17;
-        m.r18 = r18; m.r19 = r19; m.r20 = r20; m.r21 = r21; m.r22 = r22; m.r23 = r23;
+    action set_uplinks(UPS_LIST(PARAM_R)) {
+        UPS(SET_R)
     }
 
     table uplinks {
         actions = { set_uplinks; }
-        default_action = set_uplinks(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        default_action = set_uplinks(UPS_LIST(ZERO));
     }
 
     table role {
@@ -658,24 +684,14 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
                 bit<8> first;
                 bit<8> rank;
                 hash(first, HashAlgorithm.identity, 8w0, { hdr.fixed.entropy }, (bit<16>)m.n_up);
-                TRY_UP(0) TRY_UP(1) TRY_UP(2) TRY_UP(3) TRY_UP(4) TRY_UP(5) TRY_UP(6) TRY_UP(7)
-                TRY_UP(8) TRY_UP(9) TRY_UP(10) TRY_UP(11) TRY_UP(12) TRY_UP(13) TRY_UP(14) TRY_UP(15)
-                TRY_UP(16) TRY_UP(17) TRY_UP(18) TRY_UP(19) TRY_UP(20) TRY_UP(21) TRY_UP(22) TRY_UP(23)
+                UPS(TRY_UP)
                 if (m.up_go == 1) {
                     left = 0;
                 } else {
                     /* two failures left no single uplink for all of them: split them across the uplinks */
-                    m.a0 = 0; m.a1 = 0; m.a2 = 0; m.a3 = 0; m.a4 = 0; m.a5 = 0; m.a6 = 0; m.a7 = 0;
-                    m.a8 = 0; m.a9 = 0; m.a10 = 0; m.a11 = 0; m.a12 = 0; m.a13 = 0; m.a14 = 0; m.a15 = 0;
-                    m.a16 = 0; m.a17 = 0; m.a18 = 0; m.a19 = 0; m.a20 = 0; m.a21 = 0; m.a22 = 0; m.a23 = 0;
-                    TAKE_FROM(0) TAKE_FROM(1) TAKE_FROM(2) TAKE_FROM(3) TAKE_FROM(4) TAKE_FROM(5)
-                    TAKE_FROM(6) TAKE_FROM(7) TAKE_FROM(8) TAKE_FROM(9) TAKE_FROM(10) TAKE_FROM(11)
-                    TAKE_FROM(12) TAKE_FROM(13) TAKE_FROM(14) TAKE_FROM(15) TAKE_FROM(16) TAKE_FROM(17)
-                    TAKE_FROM(18) TAKE_FROM(19) TAKE_FROM(20) TAKE_FROM(21) TAKE_FROM(22) TAKE_FROM(23)
-                    TAKE_BELOW(0) TAKE_BELOW(1) TAKE_BELOW(2) TAKE_BELOW(3) TAKE_BELOW(4) TAKE_BELOW(5)
-                    TAKE_BELOW(6) TAKE_BELOW(7) TAKE_BELOW(8) TAKE_BELOW(9) TAKE_BELOW(10) TAKE_BELOW(11)
-                    TAKE_BELOW(12) TAKE_BELOW(13) TAKE_BELOW(14) TAKE_BELOW(15) TAKE_BELOW(16) TAKE_BELOW(17)
-                    TAKE_BELOW(18) TAKE_BELOW(19) TAKE_BELOW(20) TAKE_BELOW(21) TAKE_BELOW(22) TAKE_BELOW(23)
+                    UPS(ZERO_A)
+                    UPS(TAKE_FROM)
+                    UPS(TAKE_BELOW)
                     m.up_split = 1;
                 }
             }
@@ -688,18 +704,16 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
 }
 
 /* egress: keep an entry if the copy keeps its leaf; count what is kept */
-#define KEEPS(G) (((m.kset << SH(G)) & TOP_L) != 0)
-#define TRIM_IDX(ST, I) if (hdr.ST[I].isValid()) { \
-        if (KEEPS(hdr.ST[I].idx >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
-#define TRIM_LEAFE(ST, I) if (hdr.ST[I].isValid()) { \
-        if (KEEPS(hdr.ST[I].prefix >> m.slot_bits)) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
+#define KEEP_IF(G, ST, I) { bit<LEAF_SET> k_ = m.kset; SHL_L(k_, G) \
+        if ((k_ & TOP_L) != 0) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
+#define TRIM_IDX(ST, I) if (hdr.ST[I].isValid()) KEEP_IF(hdr.ST[I].idx >> m.slot_bits, ST, I)
+#define TRIM_LEAFE(ST, I) if (hdr.ST[I].isValid()) KEEP_IF(hdr.ST[I].prefix >> m.slot_bits, ST, I)
 #define TRIM_POD(ST, I) if (hdr.ST[I].isValid()) { \
-        hdr.ST[I].leaves = hdr.ST[I].leaves & (bit<LEAF_W>)(m.kset >> SH((bit<16>)(LEAF_SET - LEAF_W) \
-                - ((bit<16>)hdr.ST[I].pod << m.leaf_bits))); \
+        bit<LEAF_SET> t_ = m.kset; SHR_L(t_, (bit<16>)(LEAF_SET - LEAF_W) - ((bit<16>)hdr.ST[I].pod << m.leaf_bits)) \
+        hdr.ST[I].leaves = hdr.ST[I].leaves & (bit<LEAF_W>)t_; \
         if (hdr.ST[I].leaves != 0) { m.cnt = m.cnt + 1; } else { hdr.ST[I].setInvalid(); } }
-#define TRIM_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) { \
-        if (KEEPS((((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low) >> m.slot_bits)) { m.cnt = m.cnt + 1; } \
-        else { hdr.ST[I].setInvalid(); } }
+#define TRIM_BLOCK(B, ST, I) if (hdr.ST[I].isValid()) \
+        KEEP_IF((((bit<16>)hdr.B.block << 8) | (bit<16>)hdr.ST[I].low) >> m.slot_bits, ST, I)
 #define TRIM_B0(A, I) TRIM_BLOCK(bb0, b0, I)
 #define TRIM_B1(A, I) TRIM_BLOCK(bb1, b1, I)
 #define TRIM_B2(A, I) TRIM_BLOCK(bb2, b2, I)
@@ -845,9 +859,7 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
             keep = false;                              /* nothing goes back out of its in-port */
         } else if (m.out_kind == OUT_UP) {
             if (m.up_split == 1) {
-                TAKEN(0) TAKEN(1) TAKEN(2) TAKEN(3) TAKEN(4) TAKEN(5) TAKEN(6) TAKEN(7)
-                TAKEN(8) TAKEN(9) TAKEN(10) TAKEN(11) TAKEN(12) TAKEN(13) TAKEN(14) TAKEN(15)
-                TAKEN(16) TAKEN(17) TAKEN(18) TAKEN(19) TAKEN(20) TAKEN(21) TAKEN(22) TAKEN(23)
+                UPS(TAKEN)
                 keep = m.kset != 0;
             } else {
                 keep = m.up_go == 1 && m.out_index == m.up_choice;

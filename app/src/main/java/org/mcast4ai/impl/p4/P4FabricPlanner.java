@@ -66,15 +66,20 @@ public final class P4FabricPlanner {
     public static final int ICRC_HI_ENTRIES = 128;
     /** The program's one multicast group. */
     public static final int MULTICAST_GROUP = 1;
-    /** Uplinks the program holds per switch. */
-    public static final int UPLINK_SLOTS = 24;
+    /** Uplinks the program holds per switch by default ({@code UPLINKS}: a k=48 leaf's). */
+    public static final int DEFAULT_UPLINKS = 24;
     /** Leaf numbers the program's leaf sets cover by default ({@code LEAF_SET}). */
     public static final int DEFAULT_LEAF_SET = 256;
+    /** The wide build's leaf sets and uplinks (k=48 and k=64 fat trees, leaf-spines of up to 2,048 leaves). */
+    public static final int WIDE_LEAF_SET = 2048;
+    public static final int WIDE_UPLINKS = 32;
     /**
      * Bytes of the slot and leaf bitmaps the pipeconf's program parses ({@code SLOT_BYTES}, {@code LEAF_BYTES}
      * of its build): leaves of up to 8 hosts, pods of up to 8 leaves.
      */
     public static final int DEFAULT_BITMAP_BYTES = 1;
+    /** Port numbers a v1model switch has (9 bits). */
+    public static final int PORTS = 512;
     private static final int NOT_A_LEAF = 0xFFFF;
     private static final int PRIORITY = 10;
 
@@ -82,6 +87,7 @@ public final class P4FabricPlanner {
     private final int leafSet;
     private final int slotBytes;
     private final int leafBytes;
+    private final int uplinks;
 
     /** The entries of one switch. */
     public static final class SwitchState {
@@ -109,7 +115,7 @@ public final class P4FabricPlanner {
      * @param leafSet the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
      */
     public P4FabricPlanner(ApplicationId appId, int leafSet) {
-        this(appId, leafSet, DEFAULT_BITMAP_BYTES, DEFAULT_BITMAP_BYTES);
+        this(appId, leafSet, DEFAULT_BITMAP_BYTES, DEFAULT_BITMAP_BYTES, DEFAULT_UPLINKS);
     }
 
     /**
@@ -117,15 +123,20 @@ public final class P4FabricPlanner {
      * @param leafSet   the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
      * @param slotBytes bytes of the LEAF entries' slot bitmaps it parses ({@code SLOT_BYTES})
      * @param leafBytes bytes of the POD entries' leaf bitmaps it parses ({@code LEAF_BYTES})
+     * @param uplinks   the uplinks it holds per switch ({@code UPLINKS})
      */
-    public P4FabricPlanner(ApplicationId appId, int leafSet, int slotBytes, int leafBytes) {
+    public P4FabricPlanner(ApplicationId appId, int leafSet, int slotBytes, int leafBytes, int uplinks) {
         if (leafSet <= 0 || leafSet % 8 != 0) {
             throw new IllegalArgumentException("leafSet must be a positive multiple of 8: " + leafSet);
         }
         if (slotBytes < 1 || slotBytes > 8 || leafBytes < 1 || leafBytes > 8) {
             throw new IllegalArgumentException("bitmaps of 1 to 8 bytes: slots " + slotBytes + ", leaves " + leafBytes);
         }
+        if (uplinks < 1) {
+            throw new IllegalArgumentException("uplinks must be positive: " + uplinks);
+        }
         this.appId = appId;
+        this.uplinks = uplinks;
         this.leafSet = leafSet;
         this.slotBytes = slotBytes;
         this.leafBytes = leafBytes;
@@ -136,7 +147,8 @@ public final class P4FabricPlanner {
      * @param tables its static tables
      * @return every switch's state, by device
      * @throws IllegalArgumentException naming the switch, if the program cannot hold a switch's state (more
-     *                                  than {@link #UPLINK_SLOTS} uplinks, a neighbour behind several ports,
+     *                                  uplinks than the program holds, a port beyond its 9-bit port numbers or
+     *                                  the CPU port, a neighbour behind several ports,
      *                                  a leaf number beyond the sets)
      */
     public Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables) {
@@ -179,8 +191,8 @@ public final class P4FabricPlanner {
         }
         boolean leaf = t.childScope() == null;
         long[] ups = t.upPorts();
-        if (ups.length > UPLINK_SLOTS) {
-            throw new IllegalArgumentException(ups.length + " uplinks, the program holds " + UPLINK_SLOTS);
+        if (ups.length > uplinks) {
+            throw new IllegalArgumentException(ups.length + " uplinks, the program holds " + uplinks);
         }
         List<FlowRule> rules = new ArrayList<>();
         List<Long> ports = new ArrayList<>();
@@ -212,7 +224,7 @@ public final class P4FabricPlanner {
             rules.add(rule(d, OUT_PORT, exact("egress_port", cp[0]), action));
         }
         List<PiActionParam> reach = new ArrayList<>();
-        for (int u = 0; u < UPLINK_SLOTS; u++) {
+        for (int u = 0; u < uplinks; u++) {
             BitSet r = new BitSet();
             if (u < ups.length) {
                 for (int l : t.upReach(u)) {
@@ -225,6 +237,13 @@ public final class P4FabricPlanner {
                         .withId(PiActionId.of(FROM_UPLINK)).build()));
             }
             reach.add(new PiActionParam(PiActionParamId.of("r" + u), leafSet(r)));
+        }
+        for (long p : ports) {
+            // v1model's ports are 9 bits wide, and the CPU port is the program's own
+            if (p >= PORTS || p == Mcast4aiPipeconf.CPU_PORT) {
+                throw new IllegalArgumentException("port " + p + ": the program's ports are 0 to " + (PORTS - 1)
+                        + " but " + Mcast4aiPipeconf.CPU_PORT + " (the CPU port)");
+            }
         }
         if (leaf) {
             below.set(selfLeaf);
@@ -317,7 +336,8 @@ public final class P4FabricPlanner {
         for (int l = leaves.nextSetBit(0); l >= 0; l = leaves.nextSetBit(l + 1)) {
             if (l >= leafSet) {
                 throw new IllegalArgumentException("leaf " + l + " beyond the " + leafSet
-                        + " the program's sets cover");
+                        + " the program's sets cover" + (leafSet < WIDE_LEAF_SET ? " (compile it with LEAF_SET="
+                        + WIDE_LEAF_SET + " UPLINKS=" + WIDE_UPLINKS + ")" : ""));
             }
             b[l / 8] |= (byte) (0x80 >>> (l % 8));
         }

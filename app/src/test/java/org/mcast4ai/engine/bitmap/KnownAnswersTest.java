@@ -129,6 +129,16 @@ class KnownAnswersTest {
                 new Object[][]{
                     {SubsetCopies.bitmapAddress(SubsetCopies.GROUP, IntStream.range(0, 63).toArray()),
                         "63 ranks", 3}}));
+        // the wide build (leaf numbers up to 2,047, 32 uplinks): whole racks at random over a k=48 and a k=64 fat
+        // tree in one header, and a receiver leaf numbered far beyond 256 on a 1,024-leaf leaf-spine; the switches
+        // of the source's pod, a core, and the pod and leaf of the highest-numbered receiver leaf
+        vectors.put("fattree48-racks", wide("fat tree k=48, 1,024 receivers in whole racks drawn at random (one"
+                + " header, RACK and POD entries)", FabricGenerators.fatTree(48), 1024, 0x4801, true));
+        vectors.put("fattree64-racks", wide("fat tree k=64, 2,048 receivers in whole racks drawn at random (one"
+                + " header, 32 uplinks)", FabricGenerators.fatTree(64), 2048, 0x6402, true));
+        vectors.put("leafspine1024-random", wide("leaf-spine of 4 spines and 1,024 leaves of 32 hosts, 6 receivers"
+                + " at random: the source's leaf and the highest-numbered receiver leaf", FabricGenerators.leafSpine(4,
+                1024, 32), 6, 0x1024, false));
         vectors.put("fattree4-malformed", malformed(k4));
         vectors.put("fattree4-controller", controller(k4));
         boolean write = Boolean.getBoolean("mcast4ai.vectors.write");
@@ -182,6 +192,26 @@ class KnownAnswersTest {
                 frame(null, sent, false), dropped);
         return render(what, f, f, bits, source, chosen, List.of(res.header()), SubsetCopies.expanded(sent), false,
                 hosts, name -> true);
+    }
+
+    /**
+     * A group on a fabric the default build cannot serve; the packets of the switches of the source's pod (its
+     * leaf and the uplink it takes), the cores, and the pod and leaf of the highest-numbered receiver leaf.
+     */
+    private static String wide(String what, FabricSnapshot f, int n, int entropy, boolean racks) {
+        Random rnd = new Random(entropy);
+        int source = f.hostIndex(f.switchIndex("leaf1") < 0 ? "h1-1-1" : "h1-1");
+        int[] group = racks ? Groups.randomRacks(f, n, source, rnd) : Groups.random(f, n, source, rnd);
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        int[] hostBits = bits.hostBits(f);
+        int far = Arrays.stream(group).boxed().max(java.util.Comparator.comparingInt(h -> hostBits[h])).orElseThrow();
+        String farLeaf = f.switchName(f.hostSwitch(far));
+        String sourceLeaf = f.switchName(f.hostSwitch(source));
+        String farPod = farLeaf.startsWith("edge") ? "agg" + farLeaf.substring(4, farLeaf.indexOf('-')) + "-" : null;
+        List<HeaderV2> sets = new HeaderV2Planner(bits.geometry()).planHosts(hostBits, group, entropy);
+        return render(what, f, f, bits, source, group, sets, inner(entropy), false, Hosts.PLAIN,
+                name -> name.equals(sourceLeaf) || name.equals(farLeaf) || name.startsWith("agg1-")
+                        || name.startsWith("core") || farPod != null && name.startsWith(farPod));
     }
 
     private static int[] hosts(FabricSnapshot f, String... names) {

@@ -10,6 +10,7 @@ import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
 import org.mcast4ai.engine.reliable.Icrc;
 import org.onlab.util.ImmutableByteSequence;
+import org.onosproject.core.ApplicationId;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowRule;
@@ -31,6 +32,7 @@ import org.onosproject.net.pi.runtime.PiFieldMatch;
 import org.onosproject.p4runtime.model.P4InfoParser;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
@@ -102,6 +104,57 @@ class P4FabricPlannerTest {
         assertTrue(checked > 100, "entries checked: " + checked);
     }
 
+    @Test
+    void theWideBuildServesK48AndK64FatTreesAndA1024LeafLeafSpine() throws Exception {
+        PiPipelineModel wide = P4InfoParser.parse(P4.resolve("mcast4ai-wide.p4info.txt").toUri().toURL());
+        // the fabric, its slot and leaf bitmap bytes, its highest leaf number
+        Object[][] fabrics = {
+            {FabricGenerators.fatTree(48), 3, 3, (47 << 5) | 23},
+            {FabricGenerators.fatTree(64), 4, 4, (63 << 5) | 31},
+            {FabricGenerators.leafSpine(4, 1024, 32), 4, 4, 1023}};
+        for (Object[] c : fabrics) {
+            FabricSnapshot f = (FabricSnapshot) c[0];
+            P4FabricPlanner p = new P4FabricPlanner(new DefaultApplicationId(7, "a"), P4FabricPlanner.WIDE_LEAF_SET,
+                    (Integer) c[1], (Integer) c[2], P4FabricPlanner.WIDE_UPLINKS);
+            // a 1,024-leaf leaf-spine's spines would need 1,024 ports: its leaves only, and the spines refused
+            Set<DeviceId> planned = new HashSet<>();
+            for (int sw = 0; sw < f.switchCount(); sw++) {
+                if (!f.switchName(sw).startsWith("spine")) {
+                    planned.add(DeviceId.deviceId(f.switchName(sw)));
+                }
+            }
+            Map<DeviceId, P4FabricPlanner.SwitchState> state = p.plan(f,
+                    SwitchTables.build(f, BitIndexTable.forFabric(f)), planned);
+            assertEquals(planned.size(), state.size(), "every switch planned");
+            if (planned.size() < f.switchCount()) {
+                IllegalArgumentException ports = assertThrows(IllegalArgumentException.class, () -> plan(p, f));
+                assertTrue(ports.getMessage().contains("the program's ports are 0 to 511 but 255 (the CPU port)"),
+                        ports.getMessage());
+            }
+            int top = -1;
+            for (P4FabricPlanner.SwitchState s : state.values()) {
+                for (FlowRule r : s.rules()) {
+                    check(wide, r);
+                    PiAction a = (PiAction) ((PiInstruction) r.treatment().allInstructions().get(0)).action();
+                    if (a.id().id().equals(P4FabricPlanner.SET_ROLE)) {
+                        for (PiActionParam ap : a.parameters()) {
+                            if (ap.id().id().equals("self_leaf") && toLong(ap.value()) != 0xFFFF) {
+                                top = Math.max(top, (int) toLong(ap.value()));
+                            }
+                        }
+                    }
+                }
+            }
+            assertEquals(c[3], top, "the highest leaf number a role names");
+            // the default build cannot: its sets end at leaf 255
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plan(
+                    new P4FabricPlanner(new DefaultApplicationId(7, "a"), P4FabricPlanner.DEFAULT_LEAF_SET,
+                            (Integer) c[1], (Integer) c[2], P4FabricPlanner.DEFAULT_UPLINKS), f));
+            assertTrue(e.getMessage().contains("LEAF_SET=2048 UPLINKS=32")
+                    || e.getMessage().contains("the program holds 24"), e.getMessage());
+        }
+    }
+
     /** Checks a rule against the program's P4Info (parsed on first use). */
     static void check(FlowRule r) {
         if (model == null) {
@@ -111,6 +164,11 @@ class P4FabricPlannerTest {
                 throw new AssertionError(e);
             }
         }
+        check(model, r);
+    }
+
+    /** Checks a rule against a build's P4Info. */
+    static void check(PiPipelineModel model, FlowRule r) {
         PiTableModel t = model.table((PiTableId) r.table()).orElseThrow(
                 () -> new AssertionError("no table " + r.table() + " in the P4Info"));
         Criterion c = r.selector().criteria().isEmpty() ? null : r.selector().criteria().iterator().next();
@@ -159,43 +217,63 @@ class P4FabricPlannerTest {
                 "leafspine-random.json", FabricGenerators.leafSpine(2, 4, 3),
                 "fattree4-failed-link.json", FabricGenerators.withoutLinks(k4, (a, b) ->
                         a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1")));
-        ObjectMapper json = new ObjectMapper();
         int switches = 0;
         for (Map.Entry<String, FabricSnapshot> e : fabrics.entrySet()) {
-            JsonNode v = json.readTree(new File(P4.resolve("vectors").resolve(e.getKey()).toString()));
-            Map<DeviceId, P4FabricPlanner.SwitchState> state = plan(planner,
-                    e.getKey().startsWith("fattree4") ? k4 : e.getValue(), e.getValue());
-            int slotBits = v.path("geometry").path("slot_bits").asInt();
-            for (java.util.Iterator<Map.Entry<String, JsonNode>> it = v.path("switches").fields(); it.hasNext();) {
-                Map.Entry<String, JsonNode> sw = it.next();
-                P4FabricPlanner.SwitchState s = state.get(DeviceId.deviceId(sw.getKey()));
-                boolean leaf = sw.getValue().path("to_hosts").asBoolean();
-                Map<Long, String> want = new HashMap<>();
-                int selfLo = sw.getValue().path("self_lo").asInt();
-                for (JsonNode ch : sw.getValue().path("children")) {
-                    long port = ch.path("ports").get(0).asLong();
-                    if (leaf) {
-                        want.put(port, "host " + (ch.path("lo").asInt() - selfLo));
-                    } else {
-                        TreeSet<Integer> leaves = new TreeSet<>();
-                        ch.path("reach").get(0).forEach(l -> {
-                            if (l.asInt() >= ch.path("lo").asInt() >> slotBits
-                                    && l.asInt() <= (ch.path("hi").asInt() - 1) >> slotBits) {
-                                leaves.add(l.asInt());
-                            }
-                        });
-                        want.put(port, "child " + leaves);
-                    }
-                }
-                int u = 0;
-                for (JsonNode up : sw.getValue().path("up")) {
-                    want.put(up.path("port").asLong(), "uplink " + u++);
-                }
-                assertEquals(want, describe(s), e.getKey() + " " + sw.getKey());
-                switches++;
-            }
+            switches += compare(e.getKey(), planner, e.getKey().startsWith("fattree4") ? k4 : e.getValue(),
+                    e.getValue());
         }
-        assertTrue(switches >= 15, "switches compared: " + switches);
+        ApplicationId a = new DefaultApplicationId(7, "a");
+        switches += compare("fattree48-racks.json", new P4FabricPlanner(a, P4FabricPlanner.WIDE_LEAF_SET, 3, 3,
+                P4FabricPlanner.WIDE_UPLINKS), FabricGenerators.fatTree(48), null);
+        switches += compare("fattree64-racks.json", new P4FabricPlanner(a, P4FabricPlanner.WIDE_LEAF_SET, 4, 4,
+                P4FabricPlanner.WIDE_UPLINKS), FabricGenerators.fatTree(64), null);
+        switches += compare("leafspine1024-random.json", new P4FabricPlanner(a, P4FabricPlanner.WIDE_LEAF_SET, 4, 4,
+                P4FabricPlanner.WIDE_UPLINKS), FabricGenerators.leafSpine(4, 1024, 32), null);
+        assertTrue(switches >= 25, "switches compared: " + switches);
+    }
+
+    // the out_port entries the planner writes for the switches of a vector file against the file's; the number
+    // of switches compared
+    private static int compare(String file, P4FabricPlanner planner, FabricSnapshot whole, FabricSnapshot left)
+            throws IOException {
+        FabricSnapshot f = left == null ? whole : left;
+        ObjectMapper json = new ObjectMapper();
+        int switches = 0;
+        JsonNode v = json.readTree(new File(P4.resolve("vectors").resolve(file).toString()));
+        Set<DeviceId> only = new HashSet<>();
+        v.path("switches").fieldNames().forEachRemaining(n -> only.add(DeviceId.deviceId(n)));
+        Map<DeviceId, P4FabricPlanner.SwitchState> state = planner.plan(f,
+                SwitchTables.build(f, BitIndexTable.forFabric(whole)), only);
+        int slotBits = v.path("geometry").path("slot_bits").asInt();
+        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = v.path("switches").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> sw = it.next();
+            P4FabricPlanner.SwitchState s = state.get(DeviceId.deviceId(sw.getKey()));
+            boolean leaf = sw.getValue().path("to_hosts").asBoolean();
+            Map<Long, String> want = new HashMap<>();
+            int selfLo = sw.getValue().path("self_lo").asInt();
+            for (JsonNode ch : sw.getValue().path("children")) {
+                long port = ch.path("ports").get(0).asLong();
+                if (leaf) {
+                    want.put(port, "host " + (ch.path("lo").asInt() - selfLo));
+                } else {
+                    TreeSet<Integer> leaves = new TreeSet<>();
+                    ch.path("reach").get(0).forEach(l -> {
+                        if (l.asInt() >= ch.path("lo").asInt() >> slotBits
+                                && l.asInt() <= (ch.path("hi").asInt() - 1) >> slotBits) {
+                            leaves.add(l.asInt());
+                        }
+                    });
+                    want.put(port, "child " + leaves);
+                }
+            }
+            int u = 0;
+            for (JsonNode up : sw.getValue().path("up")) {
+                want.put(up.path("port").asLong(), "uplink " + u++);
+            }
+            assertEquals(want, describe(s), file + " " + sw.getKey());
+            switches++;
+        }
+        return switches;
     }
 
     // what each out_port entry of a switch leads to, as the vectors say it
@@ -292,7 +370,7 @@ class P4FabricPlannerTest {
                 () -> plan(planner, FabricGenerators.leafSpine(25, 4, 2)));
         assertTrue(e.getMessage().contains("25 uplinks, the program holds 24"), e.getMessage());
         IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
-                () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8, 1, 2),
+                () -> plan(new P4FabricPlanner(new DefaultApplicationId(7, "a"), 8, 1, 2, 24),
                         FabricGenerators.leafSpine(2, 16, 2)));
         assertTrue(small.getMessage().contains("beyond the 8"), small.getMessage());
         // 48 hosts per leaf: LEAF entries of 6-byte bitmaps, which the pipeconf's program would parse out of step

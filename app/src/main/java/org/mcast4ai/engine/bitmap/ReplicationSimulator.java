@@ -11,15 +11,14 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Plays packets through a fabric exactly as the switches would: the sender's leaf receives each set's header
- * as bytes from the source host's port; every switch decodes the bytes, applies {@link SwitchLogic} with its
- * static table, and every copy is encoded again to bytes. Counts copies and bytes per link and copies per
- * host. Pure; the wiring (which port leads where) comes from the snapshot and is not switch state.
+ * Plays packets through a fabric exactly as the switches would: the sender's leaf receives each set's version 2
+ * header as bytes from the source host's port; every switch decodes the bytes, applies {@link SwitchLogic} with
+ * its static table, and every copy's header is the incoming one trimmed, as bytes. Counts copies and bytes per
+ * link and copies per host. Pure; the wiring (which port leads where) comes from the snapshot and is not switch state.
  */
 public final class ReplicationSimulator {
     private final FabricSnapshot fabric;
     private final SwitchTables tables;
-    private final HeaderCodec codec;
     private final Map<Long, Integer> linkByPort = new HashMap<>();
     private final Map<Long, List<Integer>> hostsByPort = new HashMap<>();
 
@@ -30,7 +29,6 @@ public final class ReplicationSimulator {
     public ReplicationSimulator(FabricSnapshot fabric, SwitchTables tables) {
         this.fabric = Objects.requireNonNull(fabric);
         this.tables = Objects.requireNonNull(tables);
-        this.codec = new HeaderCodec(tables.geometry());
         for (int sw = 0; sw < fabric.switchCount(); sw++) {
             for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
                 linkByPort.putIfAbsent(key(sw, fabric.linkFromPort(e)), e);
@@ -46,32 +44,9 @@ public final class ReplicationSimulator {
     }
 
     /**
-     * @param source       source host index
-     * @param sets         the headers the sender stamps, one packet each
-     * @param payloadBytes payload bytes per packet (the header comes on top)
-     * @param entropy      flow entropy for equal-cost choices
-     * @return what happened
-     */
-    public Replication simulate(int source, List<BitmapHeader> sets, int payloadBytes, long entropy) {
-        List<byte[]> stamped = new ArrayList<>(sets.size());
-        sets.forEach(h -> stamped.add(codec.encode(h)));
-        return play(source, stamped, payloadBytes, entropy, null, new Wire() {
-            @Override
-            public BitmapHeader read(byte[] bytes) {
-                return codec.decode(bytes);
-            }
-
-            @Override
-            public byte[] copy(byte[] in, BitmapHeader out) {
-                return codec.encode(out);
-            }
-        });
-    }
-
-    /**
-     * The same with version 2 headers: each switch reads the receivers from the sections, and every copy's
-     * bytes are the incoming header trimmed to the copy's leaves (entries selected, bitmaps masked), checked
-     * to carry exactly the receivers the per-hop rule gave it. The flow entropy is the header's.
+     * Plays version 2 headers: each switch reads the receivers from the sections, and every copy's bytes are
+     * the incoming header trimmed to the copy's leaves (entries selected, bitmaps masked), checked to carry
+     * exactly the receivers the per-hop rule gave it. The flow entropy is the header's.
      *
      * @param source       source host index
      * @param sets         the headers the sender stamps, one packet each
@@ -79,8 +54,8 @@ public final class ReplicationSimulator {
      * @return what happened
      * @throws IllegalStateException if a trimmed copy carries other receivers than the rule gave it
      */
-    public Replication simulateV2(int source, List<HeaderV2> sets, int payloadBytes) {
-        return simulateV2(source, sets, payloadBytes, null);
+    public Replication simulate(int source, List<HeaderV2> sets, int payloadBytes) {
+        return simulate(source, sets, payloadBytes, null);
     }
 
     /** Sees what every switch did with one packet: the header bytes in and, per copy, the port and bytes out. */
@@ -97,7 +72,7 @@ public final class ReplicationSimulator {
     }
 
     /**
-     * {@link #simulateV2(int, List, int)}, telling a listener what every switch did.
+     * {@link #simulate(int, List, int)}, telling a listener what every switch did.
      *
      * @param source       source host index
      * @param sets         the headers the sender stamps, one packet each
@@ -105,20 +80,20 @@ public final class ReplicationSimulator {
      * @param listener     told about every hop, or null
      * @return what happened
      */
-    public Replication simulateV2(int source, List<HeaderV2> sets, int payloadBytes, HopListener listener) {
+    public Replication simulate(int source, List<HeaderV2> sets, int payloadBytes, HopListener listener) {
         HeaderV2Codec v2 = new HeaderV2Codec(tables.geometry());
         FabricGeometry g = tables.geometry();
         Replication total = null;
         for (HeaderV2 set : sets) {
             Replication r = play(source, List.of(v2.encode(set)), payloadBytes, set.entropy(), listener, new Wire() {
                 @Override
-                public BitmapHeader read(byte[] bytes) {
+                public ReceiverSet read(byte[] bytes) {
                     HeaderV2 h = v2.decode(bytes);
-                    return new BitmapHeader(Encoding.LIST, h.hopLimit(), h.receivers(g));
+                    return new ReceiverSet(h.hopLimit(), h.receivers(g));
                 }
 
                 @Override
-                public byte[] copy(byte[] in, BitmapHeader out) {
+                public byte[] copy(byte[] in, ReceiverSet out) {
                     int[] bits = out.bits();
                     HeaderV2 trimmed = v2.decode(in).trim(g, leaf -> {
                         int lo = leaf << g.slotBits();
@@ -139,9 +114,9 @@ public final class ReplicationSimulator {
 
     /** How headers look on the wire: read at a switch, written per copy. */
     private interface Wire {
-        BitmapHeader read(byte[] bytes);
+        ReceiverSet read(byte[] bytes);
 
-        byte[] copy(byte[] in, BitmapHeader out);
+        byte[] copy(byte[] in, ReceiverSet out);
     }
 
     private Replication play(int source, List<byte[]> sets, int payloadBytes, long entropy, HopListener listener,
@@ -164,7 +139,7 @@ public final class ReplicationSimulator {
                 }
                 visited[sw] = true;
                 byte[] in = (byte[]) pkt[2];
-                BitmapHeader h = wire.read(in);
+                ReceiverSet h = wire.read(in);
                 SwitchLogic.Result out = SwitchLogic.forward(tables.table(sw), (Long) pkt[1], h, entropy);
                 r.dropped += out.dropped();
                 List<Long> ports = new ArrayList<>();

@@ -34,9 +34,7 @@ public final class SubsetEncoder {
     public static final int MAX_LIST_MEMBERS = 4095;
     private static final int UNUSED = 0xFFF;
 
-    private final HeaderPlanner planner;
-    // made on first use: version 2 covers fewer geometries than version 1 (at most 64 slots per leaf)
-    private volatile HeaderV2Planner plannerV2;
+    private final HeaderV2Planner planner;
     private final int[] memberBits;           // rank -> bit index
     private final Map<String, Integer> rankOf; // receiver -> rank
 
@@ -44,7 +42,7 @@ public final class SubsetEncoder {
      * @param planner the fabric's header planner
      * @param bitMap  the group's bit map: receiver id to bit index
      */
-    public SubsetEncoder(HeaderPlanner planner, Map<String, Integer> bitMap) {
+    public SubsetEncoder(HeaderV2Planner planner, Map<String, Integer> bitMap) {
         this.planner = Objects.requireNonNull(planner);
         TreeMap<Integer, String> byBit = new TreeMap<>();
         for (Map.Entry<String, Integer> e : bitMap.entrySet()) {
@@ -90,37 +88,19 @@ public final class SubsetEncoder {
     }
 
     /**
-     * The fabric headers (one per packet; one unless the subset is very spread) for a subset.
-     *
-     * @param ranks member ranks
-     * @return the headers
-     */
-    public List<BitmapHeader> headers(int... ranks) {
-        int[] bits = new int[ranks.length];
-        for (int i = 0; i < ranks.length; i++) {
-            bits[i] = bitOfRank(ranks[i]);
-        }
-        return planner.plan(bits);
-    }
-
-    /**
-     * The version 2 headers for a subset (what a source leaf expands an IPv6 subset address into).
+     * The headers for a subset, one per packet (one unless the subset is very spread; what a source leaf
+     * expands an IPv6 subset address into).
      *
      * @param entropy the flow entropy to stamp
      * @param ranks   member ranks
      * @return the headers, one per packet
      */
-    public List<HeaderV2> headersV2(int entropy, int... ranks) {
+    public List<HeaderV2> headers(int entropy, int... ranks) {
         int[] bits = new int[ranks.length];
         for (int i = 0; i < ranks.length; i++) {
             bits[i] = bitOfRank(ranks[i]);
         }
-        HeaderV2Planner v2 = plannerV2;
-        if (v2 == null) {
-            v2 = new HeaderV2Planner(planner.codec().geometry());
-            plannerV2 = v2;
-        }
-        return v2.plan(Arrays.stream(bits).sorted().distinct().toArray(), entropy);
+        return planner.plan(Arrays.stream(bits).sorted().distinct().toArray(), entropy);
     }
 
     /**

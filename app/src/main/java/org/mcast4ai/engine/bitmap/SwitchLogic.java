@@ -11,9 +11,8 @@ import java.util.List;
  *
  * <ol>
  *   <li>A header whose hop limit is 0 is dropped.</li>
- *   <li>For each downward neighbour, the receivers in its range form its copy: a hierarchical header is
- *       narrowed to the neighbour's scope (POD towards a pod, LEAF towards a leaf), a LIST is sliced;
- *       towards a host the header is removed. Empty copies are not sent, and nothing is sent back out of
+ *   <li>For each downward neighbour, the receivers in its range form its copy; towards a host the header
+ *       is removed. Empty copies are not sent, and nothing is sent back out of
  *       the in-port.</li>
  *   <li>The receivers outside the switch's own range go up as one copy on one uplink chosen by the flow
  *       entropy, unless the packet came down from an uplink: then they are dropped (a switch never sends
@@ -27,9 +26,9 @@ public final class SwitchLogic {
     /** One copy leaving a switch. */
     public static final class Copy {
         private final long port;
-        private final BitmapHeader header;
+        private final ReceiverSet header;
 
-        Copy(long port, BitmapHeader header) {
+        Copy(long port, ReceiverSet header) {
             this.port = port;
             this.header = header;
         }
@@ -40,7 +39,7 @@ public final class SwitchLogic {
         }
 
         /** @return the header of the copy, or null when it goes to a host without header */
-        public BitmapHeader header() {
+        public ReceiverSet header() {
             return header;
         }
     }
@@ -69,11 +68,11 @@ public final class SwitchLogic {
     /**
      * @param table   the switch's static table
      * @param inPort  the port the packet arrived on
-     * @param header  the decoded header
+     * @param header  the receivers the packet's header carries
      * @param entropy the packet's flow entropy (for the equal-cost choice)
      * @return the copies to send
      */
-    public static Result forward(SwitchTable table, long inPort, BitmapHeader header, long entropy) {
+    public static Result forward(SwitchTable table, long inPort, ReceiverSet header, long entropy) {
         List<Copy> copies = new ArrayList<>();
         if (header.ttl() <= 0) {
             return new Result(copies, header.size());
@@ -84,8 +83,7 @@ public final class SwitchLogic {
         IntBuffer rest = new IntBuffer(header.size());
         int next = 0;
         for (int c = 0; c < table.children(); c++) {
-            BitmapHeader sub = header.slice(table.childLo(c), table.childHi(c),
-                    table.childScope() == null ? Encoding.LEAF : table.childScope());
+            ReceiverSet sub = header.slice(table.childLo(c), table.childHi(c));
             for (; next < header.size() && header.bit(next) < table.childLo(c); next++) {
                 rest.add(header.bit(next));
             }
@@ -135,7 +133,7 @@ public final class SwitchLogic {
         if (uplinks == 0 || table.isUpPort(inPort)) {
             return new Result(copies, dropped + up.length);
         }
-        BitmapHeader rise = header.rest(up);
+        ReceiverSet rise = header.rest(up);
         int[][] split = split(rise, uplinks, entropy, table::upReaches);
         for (int p = 0; p < uplinks; p++) {
             if (split[p] != null) {
@@ -157,7 +155,7 @@ public final class SwitchLogic {
      *
      * @return per port the receivers it carries (null for none), and at index n those no port reaches
      */
-    private static int[][] split(BitmapHeader h, int n, long entropy, Reaches reaches) {
+    private static int[][] split(ReceiverSet h, int n, long entropy, Reaches reaches) {
         int[][] out = new int[n + 1][];
         int start = (int) Math.floorMod(entropy, (long) n);
         for (int k = 0; k < n; k++) {

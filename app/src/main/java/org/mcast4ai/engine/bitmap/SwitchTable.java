@@ -17,7 +17,7 @@ public final class SwitchTable {
     private final int[] childLo;
     private final int[] childHi;
     private final long[][] childPorts;
-    private final Encoding childScope;
+    private final boolean toHosts;
     private final long[] upPorts;
     private final long[][][] childReach;
     private final long[][] upReach;
@@ -29,22 +29,21 @@ public final class SwitchTable {
      * @param childLo    per downward neighbour, first bit index of its range (ascending)
      * @param childHi    per downward neighbour, end (exclusive) of its range
      * @param childPorts per downward neighbour, the equal-cost ports leading to it
-     * @param childScope encoding a hierarchical header narrows to towards a neighbour; null when the
-     *                   neighbours are hosts (the header is removed)
+     * @param toHosts    true when the neighbours are hosts (the header is removed)
      * @param upPorts    equal-cost uplinks for bit indices outside [selfLo, selfHi)
      * @param childReach per downward neighbour and port, the leaves reachable through it (a bit set over leaf
      *                   numbers, bit index shifted right by the slot bits); null towards hosts
      * @param upReach    per uplink, the leaves reachable up through it and then down
      * @param slotBits   slot bits of the geometry (a bit index's leaf number is the index shifted by them)
      */
-    SwitchTable(int selfLo, int selfHi, int[] childLo, int[] childHi, long[][] childPorts, Encoding childScope,
+    SwitchTable(int selfLo, int selfHi, int[] childLo, int[] childHi, long[][] childPorts, boolean toHosts,
                 long[] upPorts, long[][][] childReach, long[][] upReach, int slotBits) {
         this.selfLo = selfLo;
         this.selfHi = selfHi;
         this.childLo = childLo;
         this.childHi = childHi;
         this.childPorts = childPorts;
-        this.childScope = childScope;
+        this.toHosts = toHosts;
         this.upPorts = upPorts;
         this.childReach = childReach;
         this.upReach = upReach;
@@ -90,9 +89,9 @@ public final class SwitchTable {
         return childPorts[c].clone();
     }
 
-    /** @return scope a hierarchical header narrows to towards a neighbour, null towards hosts */
-    public Encoding childScope() {
-        return childScope;
+    /** @return true when the neighbours below are hosts (a leaf: the header is removed towards them) */
+    public boolean toHosts() {
+        return toHosts;
     }
 
     /** @return the uplinks (a copy) */
@@ -179,7 +178,7 @@ public final class SwitchTable {
     }
 
     boolean towardsHosts() {
-        return childScope == null;
+        return toHosts;
     }
 
     long childPort(int c, int i) {
@@ -212,14 +211,14 @@ public final class SwitchTable {
         SwitchTable t = (SwitchTable) o;
         return selfLo == t.selfLo && selfHi == t.selfHi && Arrays.equals(childLo, t.childLo)
                 && Arrays.equals(childHi, t.childHi) && Arrays.deepEquals(childPorts, t.childPorts)
-                && childScope == t.childScope && Arrays.equals(upPorts, t.upPorts)
+                && toHosts == t.toHosts && Arrays.equals(upPorts, t.upPorts)
                 && Arrays.deepEquals(childReach, t.childReach) && Arrays.deepEquals(upReach, t.upReach)
                 && slotBits == t.slotBits;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(selfLo, selfHi, Arrays.hashCode(childLo), Arrays.deepHashCode(childPorts), childScope,
+        return Objects.hash(selfLo, selfHi, Arrays.hashCode(childLo), Arrays.deepHashCode(childPorts), toHosts,
                 Arrays.hashCode(upPorts), Arrays.deepHashCode(upReach));
     }
 

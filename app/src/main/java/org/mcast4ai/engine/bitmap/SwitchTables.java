@@ -16,10 +16,10 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li>leaf: its own leaf range; one child per indexed host port; uplinks to its spines;</li>
- *   <li>spine of a 3-tier fabric: its pod's range; one child per leaf below (LEAF scope); uplinks to the
+ *   <li>spine of a 3-tier fabric: its pod's range; one child per leaf below; uplinks to the
  *       super-spines;</li>
  *   <li>spine of a 2-tier fabric: the whole index space; one child per leaf; no uplink;</li>
- *   <li>super-spine: the whole index space; one child per pod (POD scope), with every spine link into that
+ *   <li>super-spine: the whole index space; one child per pod, with every spine link into that
  *       pod as equal-cost ports; no uplink.</li>
  * </ul>
  * Each port towards a switch carries the leaves still reachable through it: below a switch, the leaves its
@@ -76,12 +76,12 @@ public final class SwitchTables {
                 case SPINE:
                     if (g.threeTier() && spinePod[sw] < 0) {
                         // a 3-tier spine cut off from every leaf delivers nothing below
-                        tables[sw] = downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, 0, reach, g);
+                        tables[sw] = downAndUp(fabric, sw, prefix, g.leafSpan(), false, 0, 0, reach, g);
                     } else {
                         tables[sw] = g.threeTier()
-                                ? downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF,
+                                ? downAndUp(fabric, sw, prefix, g.leafSpan(), false,
                                             spinePod[sw] * g.podSpan(), (spinePod[sw] + 1) * g.podSpan(), reach, g)
-                                : downAndUp(fabric, sw, prefix, g.leafSpan(), Encoding.LEAF, 0, ALL, reach, g);
+                                : downAndUp(fabric, sw, prefix, g.leafSpan(), false, 0, ALL, reach, g);
                     }
                     break;
                 default:
@@ -92,7 +92,7 @@ public final class SwitchTables {
                             podStart[v] = spinePod[v] * g.podSpan();
                         }
                     }
-                    tables[sw] = downAndUp(fabric, sw, podStart, g.podSpan(), Encoding.POD, 0, ALL, reach, g);
+                    tables[sw] = downAndUp(fabric, sw, podStart, g.podSpan(), false, 0, ALL, reach, g);
                     break;
             }
         }
@@ -118,11 +118,11 @@ public final class SwitchTables {
         }
         int lo = prefix >= 0 ? prefix : 0;
         int hi = prefix >= 0 ? prefix + g.leafSpan() : 0;
-        return table(lo, hi, children, 1, null, up, g);
+        return table(lo, hi, children, 1, true, up, g);
     }
 
     /** A spine or super-spine: children keyed by the range start of the neighbour, uplinks to higher roles. */
-    private static SwitchTable downAndUp(FabricSnapshot fabric, int sw, int[] childStart, int span, Encoding scope,
+    private static SwitchTable downAndUp(FabricSnapshot fabric, int sw, int[] childStart, int span, boolean toHosts,
                                          int selfLo, int selfHi, Reach reach, FabricGeometry g) {
         TreeMap<Integer, TreeMap<Long, long[]>> children = new TreeMap<>();
         TreeMap<Long, long[]> up = new TreeMap<>();
@@ -136,11 +136,11 @@ public final class SwitchTables {
                 up.put(fabric.linkFromPort(e), reach.up(v));
             }
         }
-        return table(selfLo, selfHi, children, span, scope, selfHi - selfLo == ALL ? new TreeMap<>() : up, g);
+        return table(selfLo, selfHi, children, span, toHosts, selfHi - selfLo == ALL ? new TreeMap<>() : up, g);
     }
 
     private static SwitchTable table(int selfLo, int selfHi, TreeMap<Integer, TreeMap<Long, long[]>> children,
-                                     int span, Encoding scope, TreeMap<Long, long[]> up, FabricGeometry g) {
+                                     int span, boolean toHosts, TreeMap<Long, long[]> up, FabricGeometry g) {
         int n = children.size();
         int[] lo = new int[n];
         int[] hi = new int[n];
@@ -151,10 +151,10 @@ public final class SwitchTables {
             lo[i] = c.getKey();
             hi[i] = c.getKey() + span;
             ports[i] = c.getValue().keySet().stream().mapToLong(Long::longValue).toArray();
-            childReach[i] = scope == null ? null : c.getValue().values().toArray(new long[0][]);
+            childReach[i] = toHosts ? null : c.getValue().values().toArray(new long[0][]);
             i++;
         }
-        return new SwitchTable(selfLo, selfHi, lo, hi, ports, scope, up.keySet().stream().mapToLong(Long::longValue)
+        return new SwitchTable(selfLo, selfHi, lo, hi, ports, toHosts, up.keySet().stream().mapToLong(Long::longValue)
                 .toArray(), childReach, up.values().toArray(new long[0][]), g.slotBits());
     }
 

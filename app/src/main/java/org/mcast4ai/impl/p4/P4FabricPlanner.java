@@ -189,7 +189,7 @@ public final class P4FabricPlanner {
                     + g.leavesPerPod() + " leaves per pod (compile it with SLOT_BYTES=" + g.slotBitmapBytes()
                     + " LEAF_BYTES=" + g.leafBitmapBytes() + ")");
         }
-        boolean leaf = t.childScope() == null;
+        boolean leaf = t.toHosts();
         long[] ups = t.upPorts();
         if (ups.length > uplinks) {
             throw new IllegalArgumentException(ups.length + " uplinks, the program holds " + uplinks);

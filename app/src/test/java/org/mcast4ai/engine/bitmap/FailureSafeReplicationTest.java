@@ -28,12 +28,12 @@ class FailureSafeReplicationTest {
         FabricSnapshot f = FabricGenerators.withoutLinks(whole, (a, b) ->
                 a.equals("agg3-1") && b.equals("core1-1") || a.equals("core1-1") && b.equals("agg3-1"));
         ReplicationSimulator sim = new ReplicationSimulator(f, SwitchTables.build(f, bits));
-        HeaderPlanner planner = new HeaderPlanner(bits.geometry());
+        HeaderV2Planner planner = new HeaderV2Planner(bits.geometry());
         int source = f.hostIndex("h1-1-1");
         int[] group = {f.hostIndex("h3-2-1"), f.hostIndex("h3-3-2"), f.hostIndex("h5-1-1")};
-        for (long entropy = 0; entropy < 16; entropy++) {
-            ReplicationSimulator.Replication r = sim.simulate(source, planner.planHosts(bits.hostBits(f), group),
-                    4096, entropy);
+        for (int entropy = 0; entropy < 16; entropy++) {
+            ReplicationSimulator.Replication r = sim.simulate(source, planner.planHosts(bits.hostBits(f), group,
+                    entropy), 4096);
             assertDelivery(f, group, reachable(f, source, group), r, "entropy " + entropy);
         }
     }
@@ -58,13 +58,13 @@ class FailureSafeReplicationTest {
             int n = 1 + rnd.nextInt(whole.hostCount() - 1);
             int[] group = rnd.nextBoolean() ? Groups.random(whole, n, source, rnd)
                     : Groups.rackPacked(whole, n, source);
-            HeaderPlanner planner = new HeaderPlanner(bits.geometry(), new int[]{64, 384}[rnd.nextInt(2)]);
-            List<BitmapHeader> sets = planner.planHosts(bits.hostBits(whole), group);
+            HeaderV2Planner planner = new HeaderV2Planner(bits.geometry(), new int[]{64, 384}[rnd.nextInt(2)]);
+            List<HeaderV2> sets = planner.planHosts(bits.hostBits(whole), group, rnd.nextInt(1 << 16));
             boolean[] reach = reachable(f, source, group);
             for (boolean ok : reach) {
                 unreachableSeen += ok ? 0 : 1;
             }
-            assertDelivery(f, group, reach, sim.simulate(source, sets, 1000, rnd.nextLong()),
+            assertDelivery(f, group, reach, sim.simulate(source, sets, 1000),
                     "trial " + trial + " " + whole + " without " + fault + ", source " + whole.hostName(source)
                             + ", " + group.length + " receivers in " + sets.size() + " sets");
         }

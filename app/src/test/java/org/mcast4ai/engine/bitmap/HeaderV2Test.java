@@ -255,7 +255,7 @@ class HeaderV2Test {
             HeaderV2Planner planner = new HeaderV2Planner(bits.geometry(), new int[]{32, 64, 384}[rnd.nextInt(3)]);
             List<HeaderV2> sets = planner.planHosts(bits.hostBits(whole), group, rnd.nextInt(1 << 16));
             boolean[] reach = FailureSafeReplicationTest.reachable(f, source, group);
-            ReplicationSimulator.Replication r = sim.simulateV2(source, sets, 1000);
+            ReplicationSimulator.Replication r = sim.simulate(source, sets, 1000);
             String what = "trial " + trial + " " + whole + " without " + fault + ", " + group.length
                     + " receivers in " + sets.size() + " sets";
             int lost = 0;

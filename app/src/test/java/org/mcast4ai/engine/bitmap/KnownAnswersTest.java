@@ -273,7 +273,7 @@ class KnownAnswersTest {
         TreeSet<Integer> touched = new TreeSet<>();
         int sourceSwitch = f.hostSwitch(source);
         long sourcePort = f.hostPort(source);
-        ReplicationSimulator.Replication r = sim.simulateV2(source, sets, inner.length, (sw, inPort, in, ports, out,
+        ReplicationSimulator.Replication r = sim.simulate(source, sets, inner.length, (sw, inPort, in, ports, out,
                                                                                          dropped) -> {
             if (!keep.test(f.switchName(sw))) {
                 return;
@@ -334,7 +334,7 @@ class KnownAnswersTest {
             try {
                 HeaderV2 h = codec.decode(c[0]);
                 SwitchLogic.Result res = SwitchLogic.forward(tables.table(leaf), 1,
-                        new BitmapHeader(Encoding.LIST, h.hopLimit(), h.receivers(g)), h.entropy());
+                        ReceiverSet.of(h.hopLimit(), h.receivers(g)), h.entropy());
                 if (!res.copies().isEmpty()) {
                     throw new IllegalStateException("a malformed frame was forwarded");
                 }
@@ -488,7 +488,7 @@ class KnownAnswersTest {
                         .append(Arrays.toString(t.upReach(p))).append('}');
             }
             out.add("    \"" + f.switchName(sw) + "\": {\"role\": \"" + f.role(sw) + "\", \"self_lo\": " + t.selfLo()
-                    + ", \"self_hi\": " + t.selfHi() + ", \"to_hosts\": " + (t.childScope() == null)
+                    + ", \"self_hi\": " + t.selfHi() + ", \"to_hosts\": " + t.toHosts()
                     + ",\n      \"children\": [" + children + "],\n      \"up\": [" + up + "]"
                     + extra.apply(sw) + "}");
         }

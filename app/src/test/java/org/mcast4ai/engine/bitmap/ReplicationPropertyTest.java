@@ -35,14 +35,14 @@ class ReplicationPropertyTest {
             int n = 1 + rnd.nextInt(f.hostCount() - 1);
             int[] group = rnd.nextBoolean() ? Groups.random(f, n, source, rnd) : Groups.rackPacked(f, n, source);
             int budget = new int[]{64, 96, 384}[rnd.nextInt(3)];
-            HeaderPlanner planner = new HeaderPlanner(bits.geometry(), budget);
-            List<BitmapHeader> sets = planner.planHosts(bits.hostBits(f), group);
-            for (BitmapHeader h : sets) {
+            HeaderV2Planner planner = new HeaderV2Planner(bits.geometry(), budget);
+            List<HeaderV2> sets = planner.planHosts(bits.hostBits(f), group, rnd.nextInt(1 << 16));
+            for (HeaderV2 h : sets) {
                 assertTrue(planner.codec().size(h) <= budget, "set within budget");
             }
             String what = "trial " + trial + " " + f + " source " + source + " group " + group.length
                     + " sets " + sets.size();
-            ReplicationSimulator.Replication r = sim.simulate(source, sets, 1000, rnd.nextLong());
+            ReplicationSimulator.Replication r = sim.simulate(source, sets, 1000);
             assertExactly(f, source, group, r, what);
             if (sets.size() == 1) {
                 assertEquals(Groups.optimumLinks(f, source, group), r.linksUsed(), "minimum links: " + what);
@@ -63,7 +63,7 @@ class ReplicationPropertyTest {
             for (int h : group) {
                 bitMap.put(f.hostName(h), bits.bitOf(f.switchName(f.hostSwitch(h)), f.hostPort(h)));
             }
-            SubsetEncoder enc = new SubsetEncoder(new HeaderPlanner(bits.geometry()), bitMap);
+            SubsetEncoder enc = new SubsetEncoder(new HeaderV2Planner(bits.geometry()), bitMap);
             for (int packet = 0; packet < 5; packet++) {
                 List<String> subset = new ArrayList<>();
                 List<Integer> subsetHosts = new ArrayList<>();
@@ -74,11 +74,9 @@ class ReplicationPropertyTest {
                     }
                 }
                 int[] ranks = enc.ranks(subset);
-                ReplicationSimulator.Replication r = sim.simulate(source, enc.headers(ranks), 64, packet);
                 int[] expected = subsetHosts.stream().mapToInt(Integer::intValue).toArray();
-                assertExactly(f, source, expected, r, "trial " + trial + " packet " + packet);
-                assertExactly(f, source, expected, sim.simulateV2(source, enc.headersV2(packet, ranks), 64),
-                        "version 2, trial " + trial + " packet " + packet);
+                assertExactly(f, source, expected, sim.simulate(source, enc.headers(packet, ranks), 64),
+                        "trial " + trial + " packet " + packet);
                 if (ranks.length <= SubsetEncoder.MAX_LIST_RANKS && enc.members() <= SubsetEncoder.MAX_LIST_MEMBERS
                         || ranks.length > 0 && ranks[ranks.length - 1] < SubsetEncoder.BITMAP_RANKS) {
                     byte[] address = enc.address(0xfd4c, trial, ranks);
@@ -95,13 +93,13 @@ class ReplicationPropertyTest {
         BitIndexTable bits = BitIndexTable.forFabric(f);
         assertEquals(new FabricGeometry(false, 32, 32, 4), bits.geometry());
         ReplicationSimulator sim = new ReplicationSimulator(f, SwitchTables.build(f, bits));
-        HeaderPlanner planner = new HeaderPlanner(bits.geometry());
+        HeaderV2Planner planner = new HeaderV2Planner(bits.geometry());
         Random rnd = new Random(1024);
         for (int n : new int[]{8, 64, 1024, 4000}) {
             int source = rnd.nextInt(f.hostCount());
             int[] group = Groups.random(f, n, source, rnd);
-            List<BitmapHeader> sets = planner.planHosts(bits.hostBits(f), group);
-            ReplicationSimulator.Replication r = sim.simulate(source, sets, 4096, n);
+            List<HeaderV2> sets = planner.planHosts(bits.hostBits(f), group, n);
+            ReplicationSimulator.Replication r = sim.simulate(source, sets, 4096);
             assertExactly(f, source, group, r, "leaf-spine 1024 leaves, " + n + " receivers");
             if (sets.size() == 1) {
                 assertEquals(Groups.optimumLinks(f, source, group), r.linksUsed());
@@ -112,7 +110,7 @@ class ReplicationPropertyTest {
     @Test
     void switchLogicReadsOnlyItsStaticTableAndThePacket() throws Exception {
         // the only inputs of the per-hop rule: the static table, the in-port, the header, the flow entropy
-        Method forward = SwitchLogic.class.getMethod("forward", SwitchTable.class, long.class, BitmapHeader.class,
+        Method forward = SwitchLogic.class.getMethod("forward", SwitchTable.class, long.class, ReceiverSet.class,
                 long.class);
         assertTrue(Modifier.isStatic(forward.getModifiers()));
         for (Field field : SwitchLogic.class.getDeclaredFields()) {
@@ -128,12 +126,12 @@ class ReplicationPropertyTest {
         SwitchTables tables = SwitchTables.build(f, bits);
         List<Integer> entriesBefore = tables.entries();
         ReplicationSimulator sim = new ReplicationSimulator(f, tables);
-        HeaderPlanner planner = new HeaderPlanner(bits.geometry());
+        HeaderV2Planner planner = new HeaderV2Planner(bits.geometry());
         Random rnd = new Random(1);
         for (int g = 0; g < 1000; g++) {
             int source = rnd.nextInt(f.hostCount());
             int[] group = Groups.random(f, 1 + rnd.nextInt(40), source, rnd);
-            assertExactly(f, source, group, sim.simulate(source, planner.planHosts(bits.hostBits(f), group), 1, g),
+            assertExactly(f, source, group, sim.simulate(source, planner.planHosts(bits.hostBits(f), group, g), 1),
                     "group " + g);
         }
         assertEquals(SwitchTables.build(f, bits), tables);
@@ -150,7 +148,7 @@ class ReplicationPropertyTest {
         SwitchTable t = tables.table(leaf);
         int own = bits.leafPrefix("edge1-1");
         int other = g.podOf(own) == 0 ? g.bit(1, 0, 0) : g.bit(0, 0, 0);
-        BitmapHeader h = BitmapHeader.of(Encoding.LIST, own, other);
+        ReceiverSet h = ReceiverSet.of(own, other);
         SwitchLogic.Result fromUp = SwitchLogic.forward(t, t.upPorts()[0], h, 0);
         assertEquals(1, fromUp.copies().size(), "only the local receiver");
         assertEquals(1, fromUp.dropped(), "the remote receiver is not sent back up");
@@ -162,7 +160,7 @@ class ReplicationPropertyTest {
         }
         SwitchLogic.Result fromHost = SwitchLogic.forward(t, otherHostPort, h, 0);
         assertEquals(2, fromHost.copies().size(), "local receiver and one uplink");
-        BitmapHeader expired = new BitmapHeader(Encoding.LIST, 0, new int[]{own});
+        ReceiverSet expired = ReceiverSet.of(0, new int[]{own});
         assertEquals(0, SwitchLogic.forward(t, 99, expired, 0).copies().size());
     }
 

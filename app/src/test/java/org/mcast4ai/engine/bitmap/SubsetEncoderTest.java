@@ -14,7 +14,7 @@ class SubsetEncoderTest {
     private final FabricGeometry g = FabricGeometry.fatTree(48);
     private final Map<String, Integer> bitMap = Map.of(
             "h-a", g.bit(3, 1, 2), "h-b", g.bit(0, 5, 0), "h-c", g.bit(40, 23, 23), "h-d", g.bit(3, 1, 7));
-    private final SubsetEncoder enc = new SubsetEncoder(new HeaderPlanner(g), bitMap);
+    private final SubsetEncoder enc = new SubsetEncoder(new HeaderV2Planner(g), bitMap);
 
     @Test
     void ranksFollowBitIndexOrder() {
@@ -28,10 +28,10 @@ class SubsetEncoderTest {
 
     @Test
     void headerCarriesExactlyTheSubset() {
-        List<BitmapHeader> h = enc.headers(1, 3);
+        List<HeaderV2> h = enc.headers(0x1234, 1, 3);
         assertEquals(1, h.size());
-        assertArrayEquals(new int[]{g.bit(3, 1, 2), g.bit(40, 23, 23)}, h.get(0).bits());
-        assertEquals(Encoding.LIST, h.get(0).encoding());
+        assertArrayEquals(new int[]{g.bit(3, 1, 2), g.bit(40, 23, 23)}, h.get(0).receivers(g));
+        assertEquals(0x1234, h.get(0).entropy());
     }
 
     @Test
@@ -52,7 +52,7 @@ class SubsetEncoderTest {
 
     @Test
     void outOfRangeRanksAreRefusedClearly() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> enc.headers(4));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> enc.headers(0, 4));
         assertTrue(e.getMessage().contains("rank 4"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> enc.address(0xfd4c, 40000, 1));
     }

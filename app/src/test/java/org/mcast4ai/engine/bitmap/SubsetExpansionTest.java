@@ -30,7 +30,7 @@ class SubsetExpansionTest {
                     bitMap.put("h" + used.size(), b);
                 }
             }
-            SubsetEncoder enc = new SubsetEncoder(new HeaderPlanner(g), bitMap);
+            SubsetEncoder enc = new SubsetEncoder(new HeaderV2Planner(g), bitMap);
             SubsetExpansion exp = SubsetExpansion.of(bitMap);
             boolean list = rnd.nextBoolean() || members > SubsetEncoder.BITMAP_RANKS;
             int limit = list ? members : Math.min(members, SubsetEncoder.BITMAP_RANKS);

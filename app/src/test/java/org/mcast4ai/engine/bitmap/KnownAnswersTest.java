@@ -136,6 +136,13 @@ class KnownAnswersTest {
                 + " header, RACK and POD entries)", FabricGenerators.fatTree(48), 1024, 0x4801, true));
         vectors.put("fattree64-racks", wide("fat tree k=64, 2,048 receivers in whole racks drawn at random (one"
                 + " header, 32 uplinks)", FabricGenerators.fatTree(64), 2048, 0x6402, true));
+        // the program's second RACK and second POD sections: one whole rack in each of 40 pods of k=48 (40 RACK
+        // entries: 31 and 9), then two whole racks in each of 40 pods (40 POD entries)
+        FabricSnapshot k48 = FabricGenerators.fatTree(48);
+        vectors.put("fattree48-rack-sections", sections("fat tree k=48, one whole rack in each of pods 9 to 48: two"
+                + " RACK sections", k48, 1, HeaderV2.Kind.RACK, 0x4803));
+        vectors.put("fattree48-pod-sections", sections("fat tree k=48, two whole racks in each of pods 9 to 48: two"
+                + " POD sections", k48, 2, HeaderV2.Kind.POD, 0x4804));
         vectors.put("leafspine1024-random", wide("leaf-spine of 4 spines and 1,024 leaves of 32 hosts, 6 receivers"
                 + " at random: the source's leaf and the highest-numbered receiver leaf", FabricGenerators.leafSpine(4,
                 1024, 32), 6, 0x1024, false));
@@ -212,6 +219,33 @@ class KnownAnswersTest {
         return render(what, f, f, bits, source, group, sets, inner(entropy), false, Hosts.PLAIN,
                 name -> name.equals(sourceLeaf) || name.equals(farLeaf) || name.startsWith("agg1-")
                         || name.startsWith("core") || farPod != null && name.startsWith(farPod));
+    }
+
+    /**
+     * Whole racks (the first {@code racks} leaves) of each of pods 9 to 48 of a k=48 fat tree, in one header
+     * with two sections of the given kind; the packets of the switches of the source's pod, the cores, and
+     * pod 48.
+     */
+    private static String sections(String what, FabricSnapshot f, int racks, HeaderV2.Kind kind, int entropy) {
+        List<String> names = new ArrayList<>();
+        for (int pod = 9; pod <= 48; pod++) {
+            for (int leaf = 1; leaf <= racks; leaf++) {
+                for (int h = 1; h <= 24; h++) {
+                    names.add("h" + pod + "-" + leaf + "-" + h);
+                }
+            }
+        }
+        int source = f.hostIndex("h1-1-1");
+        int[] group = hosts(f, names.toArray(new String[0]));
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        List<HeaderV2> sets = new HeaderV2Planner(bits.geometry()).planHosts(bits.hostBits(f), group, entropy);
+        long sectionsOfKind = sets.get(0).sections().stream().filter(x -> x.kind() == kind).count();
+        if (sets.size() != 1 || sectionsOfKind != 2) {
+            throw new IllegalStateException(what + ": " + sets);
+        }
+        return render(what, f, f, bits, source, group, sets, inner(entropy), false, Hosts.PLAIN,
+                name -> name.equals("edge1-1") || name.startsWith("agg1-") || name.startsWith("core")
+                        || name.startsWith("agg48-") || name.equals("edge48-1"));
     }
 
     private static int[] hosts(FabricSnapshot f, String... names) {

@@ -16,14 +16,18 @@
  *                                 the ICRC is updated from the rewritten fields, never computed over the payload
  *   subset (source leaves)        per (sender's port, group) a sender addresses by IPv6 subset addresses: the
  *                                 members' bit indices by rank and the group's address (see "Subset addresses")
+ *   stamp_group (source leaves)   per (sender's port, group's IPv4 address) the group's stamp: its slot and the
+ *                                 multicast group of one replica per header packet (see "Stamps")
+ *   stamp_hdr (source leaves)     per (slot, replica number) the header bytes that replica carries
  *
  * Controller packets: the frames ONOS discovers the fabric and its hosts with (LLDP, BDDP, ARP, ICMPv6) go
  * to the CPU port with a packet_in header naming their ingress port; a frame from the CPU port carries a
  * packet_out header naming the port it leaves by, and is sent there unchanged. Every other frame without the
  * header is dropped.
  *
- * Nothing here names a group but the subset table: the state grows with ports and leaves, never with groups or
- * port subsets, except the one subset entry per group and sender at the sender's leaf.
+ * Nothing here names a group but the source leaf's subset and stamp tables: the state grows with ports and
+ * leaves, never with groups or port subsets, except at the sender's leaf (one subset entry, one stamp entry, a
+ * header entry per header packet and one multicast group per group).
  * Ingress parses the header, collects the leaves (and on a leaf the slots) it names, and picks the uplink
  * for the receivers it does not deliver downward; the replication engine makes one copy per port; egress
  * drops the copies that carry nobody and trims each other copy by selecting whole entries (POD bitmaps
@@ -34,6 +38,14 @@
  * cover (LEAF_SET) and the uplinks a switch may have (UPLINKS, 24 or 32); a switch has at most 256 downward ports. When no uplink reaches every
  * leaf a copy must take up (two failures), the copy is split: each leaf goes up the first uplink in the entropy's
  * rotation that reaches it.
+ *
+ * Stamps: a stock sender sends to the group's IPv4 address. Its leaf looks up (port, address) in stamp_group
+ * (no entry: dropped and counted) and multicasts the packet to the slot's group, whose replicas all go to the
+ * sender's port; egress writes each replica's header bytes (stamp_hdr: 32-byte pieces, then 16, 8, 4, 2, 1) in
+ * front of the IPv4 packet and sends it round the switch again (recirculation, the sender's port kept), where
+ * the parser reads the header and the packet is replicated like a sender-written one, with the flow's entropy
+ * (the UDP source port). One send of a group that needs several headers becomes one packet per header; a
+ * replica whose header entry is missing is dropped and counted, so a stamp half written reaches nobody.
  *
  * Subset addresses (models/header/README.md section 5): a stock RDMA NIC cannot write the header but can send a
  * RoCEv2 packet to any IPv6 address. Its source leaf expands an address prefix:16, form:1, group:15, body:96 with
@@ -110,6 +122,7 @@
 #ifndef MAX_PAYLOAD
 #define MAX_PAYLOAD 8168  /* bytes of a RoCEv2 packet between its BTH and its ICRC that the parser reads */
 #endif
+#define STAMP_32 16       /* 32-byte pieces of a stamped header: at most 32 * 16 + 31 bytes (543) */
 #ifndef CPU_PORT
 #define CPU_PORT 255      /* simple_switch_grpc --cpu-port; the pipeconf's CPU port */
 #endif
@@ -152,12 +165,26 @@ header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> csum; }
 header bth_t { bit<8> opcode; bit<8> flags; bit<16> pkey; bit<8> resv; bit<24> dqpn; bit<8> ack; bit<24> psn; }
 header payload_t { varbit<(8 * MAX_PAYLOAD)> data; }        /* what follows the BTH, up to the ICRC */
 header icrc_t { bit<32> v; }                                 /* least significant byte first */
+/* a stamped header's bytes as the source leaf writes them (pieces of 32 bytes, then 16, 8, 4, 2, 1): parsed as
+   the header when the packet comes round again */
+header st32_t { bit<256> b; }
+header st16_t { bit<128> b; }
+header st8_t { bit<64> b; }
+header st4_t { bit<32> b; }
+header st2_t { bit<16> b; }
+header st1_t { bit<8> b; }
 
 /* one header per section slot, each followed by its entries, so the deparser emits them in wire order */
 struct headers_t {
     packet_in_t packet_in;
     packet_out_t packet_out;
     ethernet_t eth;
+    st32_t[STAMP_32] st32;
+    st16_t st16;
+    st8_t st8;
+    st4_t st4;
+    st2_t st2;
+    st1_t st1;
     fixed_t fixed;
     sec_t hs0; index_t[31] h0;
     sec_t hs1; index_t[31] h1;
@@ -229,6 +256,17 @@ struct meta_t {
     bit<128> sub_group;
     bit<1> sub_fix;            /* the ICRC needs sub_delta shifted in (the destination was replaced) */
     bit<32> sub_delta;
+    /* a group's stamp (source leaf): the packet goes round once per header packet of the group */
+    @field_list(1) bit<1> stamped;     /* this pass is a stamped packet come round again */
+    @field_list(1) bit<9> stamp_port;  /* the sender's port */
+    bit<1> stamping;                   /* this pass stamps: each replica is one header packet */
+    bit<15> stamp_gn;                  /* the group's number */
+    bit<8> st_n32;                     /* the stamp's pieces: 32-byte pieces, and the remainder's length */
+    bit<8> st_tail;
+    bit<8> st_seen;
+    bit<2048> st_head0;
+    bit<2048> st_head1;
+    bit<248> st_rest;
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -263,7 +301,8 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     }
     state parse_eth {
         packet.extract(hdr.eth);
-        transition select(hdr.eth.type) { ETH_MCAST4AI: parse_fixed; ETH_IPV6: inner_v6; default: accept; }
+        transition select(hdr.eth.type) {
+            ETH_MCAST4AI: parse_fixed; ETH_IPV6: inner_v6; ETH_IPV4: inner_v4; default: accept; }
     }
     state parse_fixed {
         packet.extract(hdr.fixed);
@@ -486,6 +525,9 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     /* 0 a header the spec refuses (a parser error, or an entry naming what the geometry lacks, a leaf prefix with
        slot bits set, an empty bitmap), 1 a packet that came before the switch's role was written */
     counter(2, CounterType.packets) refused;
+    /* a group's stamp at the source leaf: 0 packets stamped (one per send), 1 an IPv4 packet from a host port
+       with no stamp entry for its port and destination (dropped), 2 header packets come round and replicated */
+    counter(3, CounterType.packets) stamps;
 
     action drop() {
         mark_to_drop(sm);
@@ -543,6 +585,22 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         m.sub_group = group;
     }
 
+    /* a group its sender on this port reaches by the group's address: the packet goes once round the switch per
+       header packet of the group (multicast group mgrp, one replica per header packet, all to the sender's port),
+       and each replica comes back with its header written in egress (stamp_hdr) */
+    action stamp(bit<15> group, bit<16> mgrp) {
+        m.stamping = 1;
+        m.stamp_gn = group;
+        sm.mcast_grp = mgrp;
+    }
+
+    table stamp_group {
+        key = { sm.ingress_port: exact @name("ingress_port"); hdr.in4.dst: exact @name("dst"); }
+        actions = { stamp; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
     table subset {
         key = { sm.ingress_port: exact @name("ingress_port"); m.sub_prefix: exact @name("prefix");
                 m.sub_gn: exact @name("group"); }
@@ -555,7 +613,8 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         m.to_cpu = 0;
         m.sub_fix = 0;
         m.sub_delta = 0;
-        m.in_port = sm.ingress_port;
+        /* a stamped packet come round has lost its ingress port: the sender's port was kept */
+        m.in_port = m.stamped == 1 ? m.stamp_port : sm.ingress_port;
         if (hdr.packet_out.isValid()) {
             m.to_cpu = 1;
             sm.egress_spec = hdr.packet_out.egress_port;
@@ -575,7 +634,29 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
                 return;
             }
             uplinks.apply();
-            uplink_port.apply();
+            if (m.stamped == 0) {
+                uplink_port.apply();
+            }
+            if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.in4.isValid() && m.is_leaf == 1
+                    && m.from_up == 0 && m.stamped == 0) {
+                m.stamping = 0;
+                stamp_group.apply();
+                if (m.stamping == 0) {
+                    stamps.count(1);
+                    drop();
+                } else {
+                    stamps.count(0);
+                    m.stamp_port = sm.ingress_port;
+                }
+                return;
+            }
+            if (m.stamped == 1 && hdr.fixed.isValid()) {
+                stamps.count(2);
+                /* the flow's entropy picks the uplink, as for a sender-written header */
+                if (hdr.udp.isValid()) {
+                    hdr.fixed.entropy = hdr.udp.sport;
+                }
+            }
             if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.bth.isValid() && hdr.in6.isValid()
                     && m.is_leaf == 1 && m.from_up == 0) {
                 m.sub_prefix = hdr.in6.dst[127:112];
@@ -729,12 +810,34 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     ^ COL(V, 15) ^ COL(V, 16) ^ COL(V, 17) ^ COL(V, 18) ^ COL(V, 19) ^ COL(V, 20) ^ COL(V, 21) ^ COL(V, 22) \
     ^ COL(V, 23) ^ COL(V, 24) ^ COL(V, 25) ^ COL(V, 26) ^ COL(V, 27) ^ COL(V, 28) ^ COL(V, 29) ^ COL(V, 30) \
     ^ COL(V, 31);
+/* stamped header piece I of 32 bytes, from the most significant bits of the entry's head */
+#define ST32(H, I, J) if (I < m.st_n32) { hdr.st32[I].setValid(); hdr.st32[I].b = m.H[2047 - 256 * J:1792 - 256 * J]; }
 #define SWAP32(X) (X[7:0] ++ X[15:8] ++ X[23:16] ++ X[31:24])
 
 control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     /* 0 copies rewritten for their receiver, 1 copies (rewritten or from a subset address) dropped because the
        ICRC shift tables lack an entry */
     counter(2, CounterType.packets) edge;
+    /* 0 header packets stamped and sent round, 1 a stamp replica without its header entry (dropped) */
+    counter(2, CounterType.packets) stamped;
+
+    /* header packet `packet` of a group: 32-byte pieces (the first n32 of head0 then head1, each from its most
+       significant bits), then the remaining tail_len bytes (from tail's most significant bits) */
+    action stamp_bytes(bit<8> n32, bit<2048> head0, bit<2048> head1, bit<8> tail_len, bit<248> tail) {
+        m.st_seen = 1;
+        m.st_n32 = n32;
+        m.st_head0 = head0;
+        m.st_head1 = head1;
+        m.st_tail = tail_len;
+        m.st_rest = tail;
+    }
+
+    table stamp_hdr {
+        key = { m.stamp_gn: exact @name("group"); sm.egress_rid: exact @name("packet"); }
+        actions = { stamp_bytes; NoAction; }
+        default_action = NoAction();
+        size = 16384;
+    }
 
     action drop() {
         mark_to_drop(sm);
@@ -841,6 +944,30 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
     }
 
     apply {
+        if (m.stamping == 1) {
+            m.st_seen = 0;
+            stamp_hdr.apply();
+            if (m.st_seen == 0 || m.st_n32 > STAMP_32 || m.st_tail > 31) {
+                stamped.count(1);
+                drop();
+                return;
+            }
+            ST32(st_head0, 0, 0) ST32(st_head0, 1, 1) ST32(st_head0, 2, 2) ST32(st_head0, 3, 3)
+            ST32(st_head0, 4, 4) ST32(st_head0, 5, 5) ST32(st_head0, 6, 6) ST32(st_head0, 7, 7)
+            ST32(st_head1, 8, 0) ST32(st_head1, 9, 1) ST32(st_head1, 10, 2) ST32(st_head1, 11, 3)
+            ST32(st_head1, 12, 4) ST32(st_head1, 13, 5) ST32(st_head1, 14, 6) ST32(st_head1, 15, 7)
+            bit<248> t = m.st_rest;
+            if (m.st_tail[4:4] == 1) { hdr.st16.setValid(); hdr.st16.b = t[247:120]; t = t << 128; }
+            if (m.st_tail[3:3] == 1) { hdr.st8.setValid(); hdr.st8.b = t[247:184]; t = t << 64; }
+            if (m.st_tail[2:2] == 1) { hdr.st4.setValid(); hdr.st4.b = t[247:216]; t = t << 32; }
+            if (m.st_tail[1:1] == 1) { hdr.st2.setValid(); hdr.st2.b = t[247:232]; t = t << 16; }
+            if (m.st_tail[0:0] == 1) { hdr.st1.setValid(); hdr.st1.b = t[247:240]; }
+            hdr.eth.type = ETH_MCAST4AI;
+            stamped.count(0);
+            m.stamped = 1;
+            recirculate_preserving_field_list(1);
+            return;
+        }
         if (m.to_cpu == 1) {
             if (sm.egress_port == CPU_PORT) {
                 hdr.packet_in.setValid();
@@ -855,7 +982,7 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
         bool keep = false;
         bit<32> v = m.sub_delta;      /* the ICRC's change before its shift: the source leaf's, the receiver's */
         bit<1> fix = m.sub_fix;
-        if (sm.egress_port == sm.ingress_port) {
+        if (sm.egress_port == m.in_port) {
             keep = false;                              /* nothing goes back out of its in-port */
         } else if (m.out_kind == OUT_UP) {
             if (m.up_split == 1) {
@@ -972,6 +1099,12 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.packet_in);
         packet.emit(hdr.eth);
+        packet.emit(hdr.st32);
+        packet.emit(hdr.st16);
+        packet.emit(hdr.st8);
+        packet.emit(hdr.st4);
+        packet.emit(hdr.st2);
+        packet.emit(hdr.st1);
         packet.emit(hdr.fixed);
         packet.emit(hdr.hs0); packet.emit(hdr.h0);
         packet.emit(hdr.hs1); packet.emit(hdr.h1);

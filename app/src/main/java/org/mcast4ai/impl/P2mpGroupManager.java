@@ -38,6 +38,10 @@ import org.mcast4ai.impl.bitmap.BitmapPlanner;
 import org.mcast4ai.impl.bitmap.OpenFlowBitmapProgrammer;
 import org.mcast4ai.impl.bitmap.OpenFlowStampProgrammer;
 import org.mcast4ai.impl.program.Programmer;
+import org.mcast4ai.impl.compile.P4Replication;
+import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
+import org.mcast4ai.impl.p4.P4StampProgrammer;
+import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onlab.packet.IpPrefix;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
@@ -60,6 +64,8 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
@@ -153,6 +159,19 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
+
+    /**
+     * Which switches run the mcast4ai P4 program (ONOS's core has it before the app starts); without it every
+     * switch is taken for OpenFlow.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    protected volatile PiPipeconfService pipeconfService;
+
+    /** The P4 fabric's static state (its leaf numbers); until it is bound, groups on P4 switches wait. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    protected volatile org.mcast4ai.impl.p4.P4FabricManager p4Fabric;
 
     // the settings' fields, named as the properties: ONOS's cfg catalog generator reads their defaults from them
     /** IPv4 multicast prefix group addresses are allocated from. */
@@ -260,14 +279,27 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService, hostResolver::nameOf);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
         index = new GroupIndex();
+        // a switch bound to the mcast4ai P4 program holds no OpenFlow table: the OpenFlow static tables leave it out
+        java.util.function.Predicate<DeviceId> onP4 = d -> {
+            PiPipeconfService pipeconfs = pipeconfService;
+            return pipeconfs != null && pipeconfs.ofDevice(d).filter(Mcast4aiPipeconf.ID::equals).isPresent();
+        };
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
-                        BitmapPlanner.DEFAULT_CHAIN_BASE, deviceService::isAvailable));
+                        BitmapPlanner.DEFAULT_CHAIN_BASE, d -> deviceService.isAvailable(d) && !onP4.test(d)));
         List<Programmer> writers = new ArrayList<>(List.of(programmer));
+        P4Replication p4 = null;
+        if (groupService != null) {
+            writers.add(new P4StampProgrammer(flowRuleService, groupService, appId));
+            p4 = new P4Replication(onP4, () -> {
+                org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+                return m == null ? null : m.bitIndices();
+            }, hostResolver);
+        }
         if (bitmaps.programmer() != null) {
             writers.add(new OpenFlowStampProgrammer(flowRuleService, bitmaps.programmer().planner()));
         }
-        installer = new GroupInstaller(store, new Desired.Compiler(new GroupCompiler(hostResolver, trees), bitmaps),
+        installer = new GroupInstaller(store, new Desired.Compiler(new GroupCompiler(hostResolver, trees), bitmaps, p4),
                 snapshots, writers, deviceService::isAvailable, index, lanes, timer, System::currentTimeMillis,
                 () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);

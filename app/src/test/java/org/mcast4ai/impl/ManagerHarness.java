@@ -60,6 +60,8 @@ final class ManagerHarness {
     // one core service across restarts, as ONOS keeps one: the manager gets the same id back
     private final FakeCoreService core = new FakeCoreService();
     private final int lanes;
+    // the switches' pipeconfs, as ONOS's core has them before the app starts (null: none, an OpenFlow fabric)
+    org.onosproject.net.pi.service.PiPipeconfService pipeconfs;
 
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer) {
         this(fabric, timer, null);
@@ -87,10 +89,22 @@ final class ManagerHarness {
      * @param groups group service for BITMAP's static egress groups, or null (then BITMAP is unavailable)
      */
     ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, FakeGroupService groups) {
+        this(fabric, timer, groups, null);
+    }
+
+    /**
+     * @param fabric    the fabric
+     * @param timer     install timeout timer, or null
+     * @param groups    group service, or null
+     * @param pipeconfs the switches' pipeconfs (P4 switches bound to one), or null
+     */
+    ManagerHarness(TestFabric fabric, ScheduledExecutorService timer, FakeGroupService groups,
+                   org.onosproject.net.pi.service.PiPipeconfService pipeconfs) {
         this.fabric = fabric;
         this.groups = groups;
         this.flowService = flows;
         this.lanes = 0;
+        this.pipeconfs = pipeconfs;
         useStorage(store, storage);
         store.activate();
         manager = newManager(timer);
@@ -135,6 +149,7 @@ final class ManagerHarness {
         manager.hostService = fabric.hosts;
         manager.flowRuleService = flowService;
         manager.groupService = groups;
+        manager.pipeconfService = pipeconfs;
         manager.cfgService = new ComponentConfigAdapter();
         manager.workPartitionService = new WorkPartitionServiceAdapter() {
             @Override

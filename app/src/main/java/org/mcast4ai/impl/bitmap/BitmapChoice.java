@@ -57,6 +57,30 @@ public final class BitmapChoice {
         return new BitmapChoice(ReplicationMode.TREE, "AUTO chose TREE: " + why, null);
     }
 
+    /**
+     * BITMAP on the P4 fabric: as asked, or AUTO's choice with the reason.
+     *
+     * @param requested the group's requested mode (BITMAP or AUTO)
+     * @param why       what the switches do for it
+     * @return BITMAP
+     */
+    public static BitmapChoice p4(ReplicationMode requested, String why) {
+        return new BitmapChoice(ReplicationMode.BITMAP, requested == ReplicationMode.AUTO ? "AUTO chose BITMAP: "
+                + why : "", null);
+    }
+
+    /**
+     * A group the P4 fabric cannot serve: it fails with the reason (never a silent other mode).
+     *
+     * @param requested the group's requested mode
+     * @param why       why not
+     * @return the requested mode (AUTO: BITMAP), failed
+     */
+    public static BitmapChoice p4Failure(ReplicationMode requested, String why) {
+        return new BitmapChoice(requested == ReplicationMode.TREE ? ReplicationMode.TREE : ReplicationMode.BITMAP,
+                "", why);
+    }
+
     /** @return the effective mode */
     public ReplicationMode mode() {
         return mode;

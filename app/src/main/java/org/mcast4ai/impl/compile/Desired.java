@@ -11,6 +11,7 @@ import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.impl.compile.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.p4.P4Stamp;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.Programmed;
 import org.mcast4ai.impl.program.TreeBranch;
@@ -79,10 +80,21 @@ public final class Desired {
         private final Logger log = getLogger(getClass());
         private final GroupCompiler trees;
         private final BitmapReplication bitmaps;
+        private final P4Replication p4;
 
         public Compiler(GroupCompiler trees, BitmapReplication bitmaps) {
+            this(trees, bitmaps, null);
+        }
+
+        /**
+         * @param trees   TREE groups
+         * @param bitmaps BITMAP and AUTO groups on OpenFlow
+         * @param p4      groups on a fabric of P4 switches, or null if there is none
+         */
+        public Compiler(GroupCompiler trees, BitmapReplication bitmaps, P4Replication p4) {
             this.trees = trees;
             this.bitmaps = bitmaps;
+            this.p4 = p4;
         }
 
         /**
@@ -92,6 +104,9 @@ public final class Desired {
          * @return what the group should have
          */
         public Desired compile(P2mpGroup group, FabricView view, Programmed installed) {
+            if (p4 != null && p4.serves(view)) {
+                return onP4(p4.decide(group, view, installed), group, installed);
+            }
             FabricSnapshot fabric = view.snapshot();
             BitmapDecision bd = bitmaps.decide(group, fabric);
             if (bd.choice.failure() != null) {
@@ -145,6 +160,20 @@ public final class Desired {
             String waiting = waitingForAggregation(group);
             return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan, compiled.hosts, outcome, reason,
                     unreachable, null, bd, waiting, waiting == null ? null : FailureKind.AGGREGATION_TIMEOUT);
+        }
+
+        // a P4 fabric: the source leaf's stamp, INSTALLED or DEGRADED with the receivers it cannot reach
+        private static Desired onP4(P4Replication.Decision d, P2mpGroup group, Programmed installed) {
+            if (d.stamp == null) {
+                return failed(d.mode, installed.treePlan(), d.mode.hosts, d.kind, d.failure
+                        + InstallAttempt.describe(d.unreachable), d.unreachable);
+            }
+            String reason = d.unreachable.isEmpty() ? "" : d.unreachable.size() + " of "
+                    + group.request().receivers().size() + " receivers have no bit or no path in the P4 fabric"
+                    + InstallAttempt.describe(d.unreachable);
+            return new Desired(Set.of(d.stamp), Set.of(P4Stamp.KIND), GroupPlan.empty(), d.mode.hosts,
+                    d.unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED, reason, d.unreachable,
+                    null, d.mode, null);
         }
 
         // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:

@@ -125,6 +125,8 @@ public class P4FabricManager implements P4FabricService {
     private P4BitIndexStore bitStore;
     // the table in use, as the store holds it; dropped while another instance writes
     private BitIndexTable bits;
+    // the table the groups' stamps are compiled with: the writer's, or as another instance stored it
+    private volatile BitIndexTable published;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     private long runs;
 
@@ -217,6 +219,7 @@ public class P4FabricManager implements P4FabricService {
         targets.forEach(d -> names.add(d.toString()));
         if (!writer) {
             bits = null;
+            published = bitStore.load();
         }
         if (!writer || targets.isEmpty()) {
             status = new P4FabricStatus(writer, names, runs, System.currentTimeMillis(), 0, 0, 0, null);
@@ -226,6 +229,7 @@ public class P4FabricManager implements P4FabricService {
         try {
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
+            published = bits;
             desired = withGroupEntries(planner.plan(fabric, SwitchTables.build(fabric, bits), targets), targets,
                     fabric);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -288,6 +292,24 @@ public class P4FabricManager implements P4FabricService {
             throw new IllegalStateException("another instance numbered the fabric's bits meanwhile");
         }
         return next;
+    }
+
+    /**
+     * @param d a device
+     * @return true if it is bound to the mcast4ai pipeconf (a P4 switch of this fabric)
+     */
+    public boolean bound(DeviceId d) {
+        return pipeconfService.ofDevice(d).filter(Mcast4aiPipeconf.ID::equals).isPresent();
+    }
+
+    /** @return the P4 fabric's bit indices (the leaf numbers its static state holds), or null if none yet */
+    public BitIndexTable bitIndices() {
+        BitIndexTable b = published;
+        if (b == null && bitStore != null) {
+            b = bitStore.load();
+            published = b;
+        }
+        return b;
     }
 
     @Override

@@ -147,9 +147,17 @@ public abstract class FlowRuleProgrammer implements Programmer {
         return touched;
     }
 
-    // which stage each rule and each device's last write was in is worked out only when a batch failed
-    private static void failedBatch(List<List<FlowRule>> stages, Set<DeviceId> touched, FlowRuleOperations failed,
-                                    Outcome done) {
+    /**
+     * Reports a failed staged batch: devices whose writes were all in stages before the failed one are
+     * acknowledged, the others refused (worked out only when a batch failed).
+     *
+     * @param stages  the batch's stages, as sent
+     * @param touched the devices the batch wrote
+     * @param failed  the operations ONOS reports failed
+     * @param done    the outcome to call
+     */
+    protected static void failedBatch(List<List<FlowRule>> stages, Set<DeviceId> touched, FlowRuleOperations failed,
+                                      Outcome done) {
         Map<DeviceId, Integer> lastStage = new HashMap<>();
         Map<FlowId, Integer> stageOf = new HashMap<>();
         for (int i = 0; i < stages.size(); i++) {

@@ -121,6 +121,12 @@ class KnownAnswersTest {
                     {SubsetCopies.listAddress(SubsetCopies.GROUP + 1, 1, 2), "a group without an entry", 1},
                     {SubsetCopies.listAddress(SubsetCopies.GROUP, 1, 2), "another host of the leaf: no entry for its"
                         + " port", 1, k4.hostPort(k4.hostIndex("h1-1-2"))}}));
+        vectors.put("fattree4-stamp", stamp("fat tree k=4, a plain RoCEv2 packet to a group's address stamped at the"
+                + " source leaf with the group's one header; then packets it drops", k4, source,
+                hosts(k4, SUBSET_GROUP), org.mcast4ai.impl.p4.P4StampPlanner.MAX_BYTES));
+        vectors.put("fattree4-stamp-packets", stamp("fat tree k=4, a group whose headers are bounded to 10 bytes:"
+                + " one send becomes one packet per header at the source leaf, each receiver once", k4, source,
+                hosts(k4, SUBSET_GROUP), 10));
         FabricSnapshot ls64 = FabricGenerators.leafSpine(2, 8, 8);
         int[] all = IntStream.range(1, 64).toArray();
         vectors.put("leafspine64-subset", subset("leaf-spine of 8 leaves of 8 hosts, a rank bitmap of 62 of the 63"
@@ -199,6 +205,38 @@ class KnownAnswersTest {
                 frame(null, sent, false), dropped);
         return render(what, f, f, bits, source, chosen, List.of(res.header()), SubsetCopies.expanded(sent), false,
                 hosts, name -> true);
+    }
+
+    /**
+     * A group's stamp: the sender sends a plain IPv4 packet to the group's address, its leaf writes the group's
+     * headers (as {@link org.mcast4ai.impl.p4.P4StampPlanner} plans and encodes them, each at most maxBytes) and
+     * replicates each like a sender-written header, with the flow's entropy. Then packets the leaf drops and
+     * counts: another address from the sender's port, the group's address from another host's port.
+     */
+    private static String stamp(String what, FabricSnapshot f, int source, int[] group, int maxBytes) {
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        int[] hostBits = bits.hostBits(f);
+        int[] receiverBits = Arrays.stream(group).map(h -> hostBits[h]).sorted().toArray();
+        List<byte[]> stamped = org.mcast4ai.impl.p4.P4StampPlanner.headers(bits.geometry(), receiverBits, maxBytes);
+        if (maxBytes < org.mcast4ai.impl.p4.P4StampPlanner.MAX_BYTES && stamped.size() < 3) {
+            throw new IllegalStateException(what + ": " + stamped.size() + " headers");
+        }
+        List<HeaderV2> sets = StampCopies.sent(new HeaderV2Codec(bits.geometry()), stamped);
+        int leaf = f.hostSwitch(source);
+        long port = f.hostPort(source);
+        byte[] inner = StampCopies.inner(StampCopies.ADDRESS);
+        List<String> dropped = new ArrayList<>();
+        Object[][] drops = {
+            {StampCopies.inner(new byte[]{(byte) 232, 0, 77, 43}), "another address: no stamp entry", port},
+            {inner, "the group's address from another host's port", f.hostPort(f.hostIndex("h1-1-2"))}};
+        for (Object[] d : drops) {
+            dropped.add("    {\"switch\": \"" + f.switchName(leaf) + "\", \"role\": \"LEAF\", \"in_port\": " + d[2]
+                    + ", \"why\": \"" + d[1] + "\", \"counter\": [\"McastIngress.stamps\", 1],\n      \"frame\": \""
+                    + hex(frame(null, (byte[]) d[0], true)) + "\",\n      \"out\": [], \"dropped\": 0}");
+        }
+        Hosts hosts = new Hosts((sw, p, fr) -> fr, sw -> sw == leaf ? StampCopies.json(port, stamped) : "",
+                frame(null, inner, true), dropped);
+        return render(what, f, f, bits, source, group, sets, inner, true, hosts, name -> true);
     }
 
     /**
@@ -307,6 +345,9 @@ class KnownAnswersTest {
         TreeSet<Integer> touched = new TreeSet<>();
         int sourceSwitch = f.hostSwitch(source);
         long sourcePort = f.hostPort(source);
+        int[] merged = {-1};
+        StringBuilder sourceOuts = new StringBuilder();
+        int[] sourceDropped = {0};
         ReplicationSimulator.Replication r = sim.simulate(source, sets, inner.length, (sw, inPort, in, ports, out,
                                                                                          dropped) -> {
             if (!keep.test(f.switchName(sw))) {
@@ -321,13 +362,32 @@ class KnownAnswersTest {
                         .append(hex(out.get(i) == null ? hosts.atPort.at(sw, ports.get(i), copy) : copy))
                         .append("\"}");
             }
-            byte[] frameIn = hosts.sourceFrame != null && sw == sourceSwitch && inPort == sourcePort
-                    ? hosts.sourceFrame : frame(in, inner, ipv4);
+            boolean fromSource = hosts.sourceFrame != null && sw == sourceSwitch && inPort == sourcePort;
+            byte[] frameIn = fromSource ? hosts.sourceFrame : frame(in, inner, ipv4);
+            if (fromSource && merged[0] >= 0) {
+                // one frame from the sender, one header packet after another at its leaf: one record, every copy
+                if (outs.length() > 0) {
+                    sourceOuts.append(sourceOuts.length() == 0 ? "" : ",\n").append(outs);
+                }
+                sourceDropped[0] += dropped;
+                return;
+            }
+            if (fromSource) {
+                merged[0] = packets.size();
+                sourceOuts.append(outs);
+                sourceDropped[0] += dropped;
+            }
             packets.add("    {\"switch\": \"" + f.switchName(sw) + "\", \"role\": \"" + f.role(sw)
                     + "\", \"in_port\": " + inPort + ",\n      \"frame\": \"" + hex(frameIn)
                     + "\",\n      \"out\": [" + (outs.length() == 0 ? "" : "\n" + outs + "\n      ")
                     + "], \"dropped\": " + dropped + "}");
         });
+        if (merged[0] >= 0) {
+            packets.set(merged[0], "    {\"switch\": \"" + f.switchName(sourceSwitch) + "\", \"role\": \""
+                    + f.role(sourceSwitch) + "\", \"in_port\": " + sourcePort + ",\n      \"frame\": \""
+                    + hex(hosts.sourceFrame) + "\",\n      \"out\": [" + (sourceOuts.length() == 0 ? ""
+                    : "\n" + sourceOuts + "\n      ") + "], \"dropped\": " + sourceDropped[0] + "}");
+        }
         if (r.hostCopies() != group.length) {
             throw new IllegalStateException("scenario delivers " + r.hostCopies() + " of " + group.length);
         }

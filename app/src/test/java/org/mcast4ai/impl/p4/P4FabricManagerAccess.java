@@ -91,6 +91,11 @@ public final class P4FabricManagerAccess {
         P4FabricPlannerTest.check(r);
     }
 
+    /** @return the manager, for a group manager to bind as SCR would */
+    public P4FabricManager manager() {
+        return manager;
+    }
+
     /** Stops it. */
     public void stop() {
         manager.deactivate();

@@ -1,0 +1,240 @@
+package org.mcast4ai.impl.compile;
+
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.FailureKind;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.engine.FabricSnapshot;
+import org.mcast4ai.engine.bitmap.BitIndexTable;
+import org.mcast4ai.engine.bitmap.HeaderV2;
+import org.mcast4ai.engine.bitmap.HeaderV2Codec;
+import org.mcast4ai.engine.bitmap.ReplicationSimulator;
+import org.mcast4ai.engine.bitmap.SwitchTables;
+import org.mcast4ai.impl.bitmap.BitmapChoice;
+import org.mcast4ai.impl.compile.BitmapReplication.BitmapDecision;
+import org.mcast4ai.impl.fabric.FabricView;
+import org.mcast4ai.impl.fabric.HostResolver;
+import org.mcast4ai.impl.p4.P4Stamp;
+import org.mcast4ai.impl.p4.P4StampPlanner;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.Programmed;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
+import org.onosproject.net.PortNumber;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * BITMAP and AUTO groups on a fabric whose switches all run the mcast4ai P4 program: the group's receivers as
+ * version 2 headers stamped at the source leaf ({@link P4Stamp}), nothing anywhere else. The receivers the
+ * fabric's static state cannot reach (no bit yet, or no surviving path) are found by playing the headers through
+ * the same per-hop rule the switches run ({@link ReplicationSimulator}) on the same snapshot, and reported.
+ *
+ * <p>Mixed fabrics: a fabric with any switch that is not bound to the program is not served here; its groups are
+ * compiled for OpenFlow as before (a P4 switch holds no OpenFlow tree or stamp, so receivers behind one are
+ * then unreachable). TREE groups and ACK_AGGREGATION groups on a P4 fabric fail with the reason: the program
+ * replicates by header only and has no unicast path for the receivers' ACKs.
+ */
+public final class P4Replication {
+    private final Predicate<DeviceId> p4;
+    private final Supplier<BitIndexTable> bits;
+    private final HostResolver hosts;
+    // the static state's simulation of the last snapshot and table seen (every group of a snapshot shares it)
+    private FabricSnapshot lastFabric;
+    private BitIndexTable lastBits;
+    private ReplicationSimulator lastSim;
+
+    /**
+     * @param p4    true for a switch bound to the mcast4ai pipeconf
+     * @param bits  the P4 fabric's bit indices as its static state holds them (null while none is stored)
+     * @param hosts the host names' resolver
+     */
+    public P4Replication(Predicate<DeviceId> p4, Supplier<BitIndexTable> bits, HostResolver hosts) {
+        this.p4 = p4;
+        this.bits = bits;
+        this.hosts = hosts;
+    }
+
+    /** What a group gets on a P4 fabric. */
+    static final class Decision {
+        final BitmapDecision mode;
+        final P4Stamp stamp;
+        final Set<Endpoint> unreachable;
+        final String failure;
+        final FailureKind kind;
+
+        Decision(BitmapDecision mode, P4Stamp stamp, Set<Endpoint> unreachable, String failure, FailureKind kind) {
+            this.mode = mode;
+            this.stamp = stamp;
+            this.unreachable = unreachable;
+            this.failure = failure;
+            this.kind = kind;
+        }
+    }
+
+    /**
+     * @param view the fabric
+     * @return true if it has switches and every one is bound to the program
+     */
+    public boolean serves(FabricView view) {
+        FabricSnapshot f = view.snapshot();
+        if (f.switchCount() == 0) {
+            return false;
+        }
+        for (int s = 0; s < f.switchCount(); s++) {
+            if (!p4.test(view.device(s))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param group     the group
+     * @param view      a fabric {@link #serves} serves
+     * @param installed the group's record (its installed stamp's slot)
+     * @return what it gets
+     */
+    Decision decide(P2mpGroup group, FabricView view, Programmed installed) {
+        ReplicationMode requested = group.request().mode();
+        Set<HostId> resolved = new LinkedHashSet<>();
+        if (requested == ReplicationMode.TREE) {
+            return failed(group, resolved, "TREE replication is not possible: the switches run the mcast4ai P4 "
+                    + "program, which replicates by header only (use BITMAP or AUTO)");
+        }
+        if (group.peer().isPresent()) {
+            return failed(group, resolved, "ACK_AGGREGATION is not possible on the P4 fabric yet: the program "
+                    + "has no unicast path for the receivers' ACKs");
+        }
+        if (!group.address().isIp4()) {
+            return failed(group, resolved, "a P4 stamp needs an IPv4 group address, not " + group.address());
+        }
+        if (P4Stamp.slot(group.id().value(), false) < 0) {
+            return failed(group, resolved, "group id " + group.id().value() + " is beyond the "
+                    + P4Stamp.maxGroupId() + " groups the program's stamp slots number");
+        }
+        BitIndexTable table = bits.get();
+        FabricSnapshot fabric = view.snapshot();
+        HostId sourceId = hosts.idOrNull(group.request().source());
+        int source = sourceId == null ? -1 : view.hostIndex(sourceId);
+        if (sourceId != null) {
+            resolved.add(sourceId);
+        }
+        if (source < 0) {
+            return new Decision(mode(group, resolved, null), null, group.request().receivers(), "source "
+                    + group.request().source() + " is not attached to an available switch",
+                    FailureKind.SOURCE_UNREACHABLE);
+        }
+        if (table == null) {
+            return new Decision(mode(group, resolved, null), null, group.request().receivers(), "the P4 fabric's "
+                    + "leaves are not numbered yet (its static state is not written)", FailureKind.MODE_UNAVAILABLE);
+        }
+        int[] hostBits = table.hostBits(fabric);
+        Map<Integer, Endpoint> byBit = new LinkedHashMap<>();
+        Set<Endpoint> unreachable = new LinkedHashSet<>();
+        for (Endpoint r : group.request().receivers()) {
+            HostId id = hosts.idOrNull(r);
+            int h = id == null ? -1 : view.hostIndex(id);
+            if (id != null) {
+                resolved.add(id);
+            }
+            if (h < 0 || h == source || hostBits[h] < 0 || byBit.putIfAbsent(hostBits[h], r) != null) {
+                unreachable.add(r);
+            }
+        }
+        if (byBit.isEmpty()) {
+            return new Decision(mode(group, resolved, null), null, unreachable, "no receiver is reachable",
+                    FailureKind.NO_RECEIVER_REACHABLE);
+        }
+        int[] receivers = byBit.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+        List<byte[]> headers;
+        try {
+            headers = P4StampPlanner.headers(table.geometry(), receivers);
+        } catch (IllegalArgumentException e) {
+            return failed(group, resolved, "the group's header cannot be planned: " + e.getMessage());
+        }
+        if (headers.size() > P4StampPlanner.MAX_PACKETS) {
+            return failed(group, resolved, "the group needs " + headers.size() + " packets per send; a stamp holds "
+                    + "at most " + P4StampPlanner.MAX_PACKETS);
+        }
+        // who the static state delivers them to now: receivers without a surviving path are reported
+        ReplicationSimulator sim = simulator(fabric, table);
+        HeaderV2Codec codec = new HeaderV2Codec(table.geometry());
+        List<HeaderV2> sets = new ArrayList<>(headers.size());
+        headers.forEach(h -> sets.add(codec.decode(h)));
+        ReplicationSimulator.Replication r = sim.simulate(source, sets, 0);
+        Map<Integer, Integer> hostOfBit = new LinkedHashMap<>();
+        for (int h = 0; h < hostBits.length; h++) {
+            if (hostBits[h] >= 0) {
+                hostOfBit.put(hostBits[h], h);
+            }
+        }
+        byBit.forEach((bit, e) -> {
+            Integer h = hostOfBit.get(bit);
+            if (h == null || r.copiesAt(h) < 1) {
+                unreachable.add(e);
+            }
+        });
+        if (unreachable.size() >= group.request().receivers().size()) {
+            return new Decision(mode(group, resolved, null), null, unreachable, "no receiver is reachable",
+                    FailureKind.NO_RECEIVER_REACHABLE);
+        }
+        ConnectPoint at = new ConnectPoint(view.device(fabric.hostSwitch(source)),
+                PortNumber.portNumber(fabric.hostPort(source)));
+        int slot = slot(group, installed, at, headers);
+        P4Stamp stamp = new P4Stamp(at, slot, group.address(), headers);
+        return new Decision(mode(group, resolved, stamp), stamp, unreachable, null, null);
+    }
+
+    // the installed stamp's slot while it carries the same headers from the same port; the other slot otherwise
+    private static int slot(P2mpGroup group, Programmed installed, ConnectPoint at, List<byte[]> headers) {
+        P4Stamp held = null;
+        for (DeviceEntry e : installed.uncertain()) {
+            if (e instanceof P4Stamp) {
+                held = (P4Stamp) e;
+            }
+        }
+        for (DeviceEntry e : installed.installed()) {
+            if (e instanceof P4Stamp) {
+                held = (P4Stamp) e;
+            }
+        }
+        long id = group.id().value();
+        if (held == null) {
+            return P4Stamp.slot(id, false);
+        }
+        if (held.sender().equals(at) && held.address().equals(group.address()) && held.carries(headers)) {
+            return held.slot();
+        }
+        return P4Stamp.slot(id, !held.second());
+    }
+
+    private BitmapDecision mode(P2mpGroup group, Set<HostId> resolved, P4Stamp stamp) {
+        String why = stamp == null ? "the switches run the mcast4ai P4 program" : "the switches run the mcast4ai "
+                + "P4 program: the source leaf stamps the group's version 2 header (" + stamp.packets()
+                + " packet(s) per send, " + stamp.bytes() + " header bytes); no other switch holds anything of it";
+        return new BitmapDecision(BitmapChoice.p4(group.request().mode(), why), null, Set.of(), resolved);
+    }
+
+    private Decision failed(P2mpGroup group, Set<HostId> resolved, String why) {
+        return new Decision(new BitmapDecision(BitmapChoice.p4Failure(group.request().mode(), why), null, Set.of(),
+                resolved), null, Set.of(), why, FailureKind.MODE_UNAVAILABLE);
+    }
+
+    private synchronized ReplicationSimulator simulator(FabricSnapshot fabric, BitIndexTable table) {
+        if (fabric != lastFabric || !table.equals(lastBits)) {
+            lastSim = new ReplicationSimulator(fabric, SwitchTables.build(fabric, table));
+            lastFabric = fabric;
+            lastBits = table;
+        }
+        return lastSim;
+    }
+}

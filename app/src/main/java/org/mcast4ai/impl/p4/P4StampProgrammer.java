@@ -1,0 +1,169 @@
+package org.mcast4ai.impl.p4;
+
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.impl.program.DeviceEntry;
+import org.mcast4ai.impl.program.FlowRuleProgrammer;
+import org.mcast4ai.impl.program.Move;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupService;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes BITMAP groups' {@link P4Stamp}s on P4 source leaves through ONOS's flow rule and group services
+ * (which turn them into P4Runtime table entries and a multicast group), make-before-break in three stages of one
+ * flow batch:
+ * <ol>
+ *   <li>the target slot's multicast group (added, or its replicas set, before the batch) and its header
+ *       entries;</li>
+ *   <li>the sender's {@code stamp_group} entry, which names the slot (its match is the sender's port and the
+ *       group's address, so it replaces the old one in place);</li>
+ *   <li>removal of the header entries of the slot no longer used; its multicast group is removed once the batch
+ *       is acknowledged.</li>
+ * </ol>
+ * A device is acknowledged when ONOS acknowledged its stages (as for every flow programmer); ONOS writes the
+ * multicast group at once and confirms it only on its group poll, so the group is not waited for: until it is on
+ * the switch a stamped packet is replicated to nobody, never to anyone else. {@link #holds} checks the group too.
+ */
+public final class P4StampProgrammer extends FlowRuleProgrammer {
+    private final GroupService groupService;
+    private final P4StampPlanner planner;
+    private final ApplicationId appId;
+
+    /**
+     * @param flowRuleService ONOS's flow rule service
+     * @param groupService    ONOS's group service
+     * @param appId           the group manager's application (the orphan sweep keeps what groups hold)
+     */
+    public P4StampProgrammer(FlowRuleService flowRuleService, GroupService groupService, ApplicationId appId) {
+        super(flowRuleService);
+        this.groupService = groupService;
+        this.planner = new P4StampPlanner(appId);
+        this.appId = appId;
+    }
+
+    @Override
+    public String kind() {
+        return P4Stamp.KIND;
+    }
+
+    @Override
+    public List<FlowRule> rules(P2mpGroup group, DeviceEntry entry) {
+        return planner.entries(((P4Stamp) entry).stamp()).rules;
+    }
+
+    @Override
+    public Set<DeviceId> apply(P2mpGroup group, List<Move> moves, Outcome done) {
+        List<FlowRule> headers = new ArrayList<>();
+        List<FlowRule> senders = new ArrayList<>();
+        Map<FlowId, FlowRule> stale = new LinkedHashMap<>();
+        List<GroupDescription> oldGroups = new ArrayList<>();
+        Set<DeviceId> touched = new LinkedHashSet<>();
+        for (Move m : moves) {
+            P4Stamp target = (P4Stamp) m.target();
+            Set<FlowId> kept = new HashSet<>();
+            Set<Integer> keptSlots = new HashSet<>();
+            if (target != null) {
+                P4StampPlanner.Entries e = planner.entries(target.stamp());
+                sendGroup(e.group);
+                senders.add(e.rules.get(0));
+                headers.addAll(e.rules.subList(1, e.rules.size()));
+                e.rules.forEach(r -> kept.add(r.id()));
+                keptSlots.add(target.slot());
+                touched.add(m.device());
+            }
+            List<DeviceEntry> old = new ArrayList<>(m.uncertain());
+            if (m.installed() != null) {
+                old.add(m.installed());
+            }
+            for (DeviceEntry x : old) {
+                P4StampPlanner.Entries e = planner.entries(((P4Stamp) x).stamp());
+                for (FlowRule r : e.rules) {
+                    if (!kept.contains(r.id())) {
+                        stale.putIfAbsent(r.id(), r);
+                    }
+                }
+                if (keptSlots.add(((P4Stamp) x).slot())) {
+                    oldGroups.add(e.group);
+                }
+                touched.add(m.device());
+            }
+        }
+        if (touched.isEmpty()) {
+            return touched;
+        }
+        List<List<FlowRule>> stages = new ArrayList<>(3);
+        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        List<List<FlowRule>> all = List.of(headers, senders, new ArrayList<>(stale.values()));
+        for (int i = 0; i < all.size(); i++) {
+            List<FlowRule> rules = all.get(i);
+            if (rules.isEmpty()) {
+                continue;
+            }
+            if (!stages.isEmpty()) {
+                ops.newStage();
+            }
+            stages.add(rules);
+            boolean removal = i == 2;
+            for (FlowRule r : rules) {
+                if (removal) {
+                    ops.remove(r);
+                } else {
+                    ops.add(r);
+                }
+            }
+        }
+        flowRuleService().apply(ops.build(new FlowRuleOperationsContext() {
+            @Override
+            public void onSuccess(FlowRuleOperations o) {
+                // the sender's entry names the new slot: the old slot's multicast group carries nothing now
+                oldGroups.forEach(g -> groupService.removeGroup(g.deviceId(), g.appCookie(), appId));
+                done.done(touched, Map.of());
+            }
+
+            @Override
+            public void onError(FlowRuleOperations failed) {
+                failedBatch(stages, touched, failed, done);
+            }
+        }));
+        return touched;
+    }
+
+    // added if ONOS does not have it, its replicas set if they differ
+    private void sendGroup(GroupDescription g) {
+        Group held = groupService.getGroup(g.deviceId(), g.appCookie());
+        if (held == null) {
+            groupService.addGroup(g);
+        } else if (!sameReplicas(held, g)) {
+            groupService.setBucketsForGroup(g.deviceId(), g.appCookie(), g.buckets(), g.appCookie(), appId);
+        }
+    }
+
+    // ONOS keeps a group's buckets as a list; the replicas are one per header packet, all to one port
+    private static boolean sameReplicas(Group held, GroupDescription want) {
+        return held.buckets().buckets().size() == want.buckets().buckets().size()
+                && held.buckets().buckets().containsAll(want.buckets().buckets());
+    }
+
+    @Override
+    public boolean holds(P2mpGroup group, DeviceEntry entry) {
+        P4StampPlanner.Entries e = planner.entries(((P4Stamp) entry).stamp());
+        Group held = groupService.getGroup(e.group.deviceId(), e.group.appCookie());
+        return held != null && held.state() != Group.GroupState.PENDING_DELETE && sameReplicas(held, e.group)
+                && super.holds(group, entry);
+    }
+}

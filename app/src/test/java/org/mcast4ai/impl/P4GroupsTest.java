@@ -1,0 +1,146 @@
+package org.mcast4ai.impl;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.Endpoint;
+import org.mcast4ai.api.GroupKey;
+import org.mcast4ai.api.GroupState;
+import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupRequest;
+import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.ReplicationMode;
+import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
+import org.mcast4ai.impl.p4.P4FabricManagerAccess;
+import org.mcast4ai.impl.p4.P4StampPlanner;
+import org.mcast4ai.testing.FakeGroupService;
+import org.mcast4ai.testing.FakePipeconfService;
+import org.mcast4ai.testing.TestFabric;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.criteria.PiCriterion;
+import org.onosproject.net.flow.instructions.PiInstruction;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.pi.model.PiActionParamId;
+import org.onosproject.net.pi.model.PiMatchFieldId;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.runtime.PiAction;
+import org.onosproject.net.pi.runtime.PiExactFieldMatch;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Groups on a fabric whose switches all run the mcast4ai P4 program, through the group manager's one reconcile
+ * loop: the source leaf's stamp is the group's only state, each entry one the program has.
+ */
+class P4GroupsTest {
+    private final FakeGroupService groups = new FakeGroupService();
+    private final FakePipeconfService pipeconfs = bound(TestFabric.leafSpine());
+    private final ManagerHarness h = new ManagerHarness(TestFabric.leafSpine(), null, groups, pipeconfs);
+    private final P4FabricManagerAccess p4;
+
+    P4GroupsTest() {
+        h.flows.autoAck(true);
+        p4 = new P4FabricManagerAccess(h.fabric, h.flows, groups, pipeconfs);
+        p4.run();
+        h.manager.p4Fabric = p4.manager();
+    }
+
+    // every switch of the fabric bound to the program
+    private static FakePipeconfService bound(TestFabric f) {
+        FakePipeconfService p = new FakePipeconfService();
+        f.devices.getDevices().forEach(d -> p.bindToDevice(Mcast4aiPipeconf.ID, d.id()));
+        return p;
+    }
+
+    private List<FlowRule> groupRules(String table) {
+        return h.flows.allRules().stream().filter(r -> r.table().toString().equals(table))
+                .collect(Collectors.toList());
+    }
+
+    private List<Group> stampGroups() {
+        return groups.groups.values().stream().filter(g -> new String(g.appCookie().key())
+                .startsWith("mcast4ai-p4-stamp-")).collect(Collectors.toList());
+    }
+
+    private static byte[] match(FlowRule r, String field) {
+        PiCriterion c = (PiCriterion) r.selector().criteria().iterator().next();
+        return ((PiExactFieldMatch) c.fieldMatch(PiMatchFieldId.of(field)).orElseThrow()).value().asArray();
+    }
+
+    private static int param(FlowRule r, String name) {
+        PiAction a = (PiAction) ((PiInstruction) r.treatment().allInstructions().get(0)).action();
+        return new BigInteger(1, a.parameters().stream().filter(p -> p.id().equals(PiActionParamId.of(name)))
+                .findFirst().orElseThrow().value().asArray()).intValue();
+    }
+
+    @Test
+    void anAutoGroupIsStampedAtItsSourceLeafAndNowhereElse() {
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("auto", 1, 2, 2, 1, 3, 2, 4, 1));
+        P2mpGroup now = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLED, now.state(), now.toString());
+        assertEquals(ReplicationMode.BITMAP, now.effectiveMode());
+        assertTrue(now.modeReason().startsWith("AUTO chose BITMAP: the switches run the mcast4ai P4 program"),
+                now.modeReason());
+        List<FlowRule> senders = groupRules(P4StampPlanner.STAMP_GROUP);
+        assertEquals(1, senders.size(), "one stamp_group entry");
+        FlowRule s = senders.get(0);
+        assertEquals(TestFabric.leaf(1), s.deviceId());
+        assertArrayEquals(now.address().toOctets(), match(s, "dst"));
+        List<FlowRule> headers = groupRules(P4StampPlanner.STAMP_HDR);
+        assertTrue(headers.size() >= 2, "header entries for replica numbers 0 to n");
+        Set<DeviceId> devices = h.flows.allRules().stream().filter(r -> r.table().toString().contains(".stamp"))
+                .map(FlowRule::deviceId).collect(Collectors.toSet());
+        assertEquals(Set.of(TestFabric.leaf(1)), devices, "no other switch holds anything of the group");
+        assertEquals(List.of(), h.flows.allRules().stream().filter(r -> !(r.table() instanceof PiTableId))
+                .collect(Collectors.toList()), "no OpenFlow rule on a P4 switch (static tables or the group's)");
+        h.flows.allRules().forEach(P4FabricManagerAccess::checkAgainstP4Info);
+        List<Group> pre = stampGroups();
+        assertEquals(1, pre.size());
+        assertEquals(param(s, "mgrp"), pre.get(0).id().id(), "the entry names the slot's multicast group");
+        assertEquals(headers.size() - 1, pre.get(0).buckets().buckets().size(), "a replica per header packet");
+    }
+
+    @Test
+    void aChangedGroupTakesItsOtherSlotAndWithdrawingLeavesNothing() {
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("change", 2, 1, 3, 1));
+        int first = param(groupRules(P4StampPlanner.STAMP_GROUP).get(0), "group");
+        h.manager.addReceivers(g.id(), Set.of(Endpoint.of(TestFabric.hostId(4, 2))));
+        P2mpGroup now = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLED, now.state(), now.toString());
+        List<FlowRule> senders = groupRules(P4StampPlanner.STAMP_GROUP);
+        assertEquals(1, senders.size(), "replaced in place");
+        int second = param(senders.get(0), "group");
+        assertTrue(first != second, "the other slot: " + first + ", " + second);
+        assertTrue(groupRules(P4StampPlanner.STAMP_HDR).stream().allMatch(r -> new BigInteger(1, match(r, "group"))
+                .intValue() == second), "the old slot's headers removed");
+        assertEquals(List.of(P4StampPlanner.MGRP_BASE + second), stampGroups().stream().map(x -> x.id().id())
+                .collect(Collectors.toList()), "the old slot's multicast group removed");
+        h.manager.withdraw(g.id());
+        assertEquals(List.of(), groupRules(P4StampPlanner.STAMP_GROUP));
+        assertEquals(List.of(), groupRules(P4StampPlanner.STAMP_HDR));
+        assertEquals(List.of(), stampGroups());
+    }
+
+    @Test
+    void treeAndReliableGroupsFailWithTheReason() {
+        P2mpGroup tree = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "tree"))
+                .source(Endpoint.of(TestFabric.hostId(1, 1))).mode(ReplicationMode.TREE)
+                .addReceiver(Endpoint.of(TestFabric.hostId(2, 1))).build());
+        P2mpGroup t = h.manager.getGroup(tree.id()).orElseThrow();
+        assertEquals(GroupState.FAILED, t.state());
+        assertTrue(t.reason().contains("replicates by header only"), t.reason());
+        P2mpGroup rc = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "rc"))
+                .source(Endpoint.of(TestFabric.hostId(1, 1), 51)).reliability(Reliability.ACK_AGGREGATION)
+                .addReceiver(Endpoint.of(TestFabric.hostId(2, 1), 18)).build());
+        P2mpGroup r = h.manager.getGroup(rc.id()).orElseThrow();
+        assertEquals(GroupState.FAILED, r.state());
+        assertTrue(r.reason().contains("no unicast path for the receivers' ACKs"), r.reason());
+        assertEquals(List.of(), groupRules(P4StampPlanner.STAMP_GROUP), "nothing written for either");
+    }
+}

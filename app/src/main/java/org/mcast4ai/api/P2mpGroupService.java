@@ -61,6 +61,14 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
         return java.util.Optional.empty();
     }
 
+    /**
+     * @param id group id
+     * @return the group's stamp at its source leaf, when it is replicated by P4 switches and installed
+     */
+    default java.util.Optional<StampPlan> getStampPlan(P2mpGroupId id) {
+        return java.util.Optional.empty();
+    }
+
     /** @return what the reconcile loop (audits, repairs, orphan removal) has done on this instance */
     default ReconcileCounters reconcileCounters() {
         return new ReconcileCounters(0, 0, 0);

@@ -18,6 +18,11 @@ import java.util.Map;
  *                {"host": "00:00:00:00:02:01/None", "bit": 4}, ...],
  *  "groupBits": "0x94", "stampMac": "02:00:00:00:00:94"}
  * </pre>
+ * and for a group on P4 switches (the version 2 header, stamped at the source leaf):
+ * <pre>
+ * {"groupId": 7, "mode": "BITMAP", "carrier": "mcast4ai_v2", "receivers": [...],
+ *  "packetsPerSend": 1, "headers": ["2400...00"]}
+ * </pre>
  * Receivers are named as the request names them, with their QPN when they have one. A sender addresses a
  * subset of the group by sending with the stamp of the OR of the subset's bits as its Ethernet source
  * ({@code tools/traffic/subset_stamp.py}). Encode only.
@@ -32,6 +37,8 @@ public final class GroupBitmapCodec extends JsonCodec<GroupBitmap> {
     static final String QPN = "qpn";
     static final String GROUP_BITS = "groupBits";
     static final String STAMP_MAC = "stampMac";
+    static final String PACKETS = "packetsPerSend";
+    static final String HEADERS = "headers";
 
     @Override
     public ObjectNode encode(GroupBitmap bitmap, CodecContext context) {
@@ -54,6 +61,12 @@ public final class GroupBitmapCodec extends JsonCodec<GroupBitmap> {
             ObjectNode r = receivers.addObject().put(HOST, e.getKey().host());
             e.getKey().qpn().ifPresent(q -> r.put(QPN, q));
             r.put(BIT, e.getValue());
+        }
+        if (GroupBitmap.CARRIER_V2_HEADER.equals(bitmap.carrier())) {
+            n.put(PACKETS, bitmap.headers().size());
+            ArrayNode headers = n.putArray(HEADERS);
+            bitmap.headers().forEach(headers::add);
+            return n;
         }
         n.put(GROUP_BITS, "0x" + Long.toHexString(bitmap.groupBits()));
         n.put(STAMP_MAC, bitmap.stampMac());

@@ -20,8 +20,8 @@ public final class Mcast4aiCodecs {
     /** Model classes that have a codec. */
     public static final List<Class<?>> CLASSES = List.of(
             P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class,
-            GroupBitmap.class, BitmapPlan.class, org.mcast4ai.api.AggregationContext.class,
-            org.mcast4ai.api.AggregationReport.class);
+            GroupBitmap.class, BitmapPlan.class, org.mcast4ai.api.StampPlan.class,
+            org.mcast4ai.api.AggregationContext.class, org.mcast4ai.api.AggregationReport.class);
 
     private Mcast4aiCodecs() {
     }
@@ -39,6 +39,7 @@ public final class Mcast4aiCodecs {
         codecService.registerCodec(StateChange.class, new StateChangeCodec());
         codecService.registerCodec(GroupBitmap.class, new GroupBitmapCodec());
         codecService.registerCodec(BitmapPlan.class, new BitmapPlanCodec());
+        codecService.registerCodec(org.mcast4ai.api.StampPlan.class, new StampPlanCodec());
         codecService.registerCodec(org.mcast4ai.api.AggregationContext.class, new AggregationContextCodec());
         codecService.registerCodec(org.mcast4ai.api.AggregationReport.class, new AggregationReportCodec());
     }

@@ -40,6 +40,8 @@ import org.mcast4ai.impl.bitmap.OpenFlowStampProgrammer;
 import org.mcast4ai.impl.program.Programmer;
 import org.mcast4ai.impl.compile.P4Replication;
 import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
+import org.mcast4ai.impl.p4.P4Stamp;
+import org.mcast4ai.impl.p4.P4Views;
 import org.mcast4ai.impl.p4.P4StampProgrammer;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onlab.packet.IpPrefix;
@@ -526,7 +528,24 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             throw GroupException.conflict("group " + id + " is " + group.state() + "; it has a bit map only once "
                     + "INSTALLED or DEGRADED" + (group.reason().isEmpty() ? "" : " (" + group.reason() + ")"));
         }
+        P4Stamp stamp = store.programmed(id).installedOne(P4Stamp.class);
+        if (stamp != null) {
+            return p4Bitmap(group, stamp);
+        }
         return bitmaps.bitmapOf(group, snapshots.snapshot());
+    }
+
+    // a group on P4 switches: its receivers' bit indices in the P4 fabric's numbering, and its stamped headers
+    private GroupBitmap p4Bitmap(P2mpGroup group, P4Stamp stamp) {
+        org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+        return P4Views.bitmap(group, stamp, m == null ? null : m.bitIndices(), snapshots.snapshot(), hostResolver);
+    }
+
+    @Override
+    public java.util.Optional<org.mcast4ai.api.StampPlan> getStampPlan(P2mpGroupId id) {
+        checkId(id);
+        P4Stamp stamp = store.programmed(id).installedOne(P4Stamp.class);
+        return stamp == null ? java.util.Optional.empty() : java.util.Optional.of(P4Views.plan(stamp));
     }
 
     @Override

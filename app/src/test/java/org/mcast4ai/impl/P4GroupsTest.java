@@ -107,6 +107,40 @@ class P4GroupsTest {
     }
 
     @Test
+    void theGroupsBitmapAndPlanShowItsHeaders() {
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("shown", 1, 2, 2, 1, 4, 2));
+        org.mcast4ai.api.StampPlan plan = h.manager.getStampPlan(g.id()).orElseThrow();
+        assertEquals(TestFabric.leaf(1), plan.device());
+        assertEquals(plan.headers().size() + 2, plan.tableEntries());
+        assertEquals(groupRules(P4StampPlanner.STAMP_GROUP).size() + groupRules(P4StampPlanner.STAMP_HDR).size(),
+                plan.tableEntries(), "what the leaf holds");
+        org.mcast4ai.api.GroupBitmap b = h.manager.getBitmap(g.id());
+        assertEquals(org.mcast4ai.api.GroupBitmap.CARRIER_V2_HEADER, b.carrier());
+        assertEquals(3, b.receiverBits().size(), "every receiver with its bit index");
+        assertEquals(plan.headers(), b.headers());
+        com.fasterxml.jackson.databind.node.ObjectNode json = org.mcast4ai.codec.GroupBitmapCodec.encode(b);
+        assertEquals("mcast4ai_v2", json.get("carrier").asText());
+        assertEquals(plan.headers().size(), json.get("packetsPerSend").asInt());
+        assertEquals(plan.headers().get(0), json.get("headers").get(0).asText());
+        assertTrue(!json.has("stampMac"), json.toString());
+        com.fasterxml.jackson.databind.node.ObjectNode p = new org.mcast4ai.codec.StampPlanCodec().encode(plan, null);
+        assertEquals(TestFabric.leaf(1).toString(), p.get("device").asText());
+        assertEquals(plan.headerBytes(), p.get("headerBytes").asInt());
+        // the header carries exactly the three receivers' bit indices
+        org.mcast4ai.engine.bitmap.BitIndexTable bits = p4.manager().bitIndices();
+        org.mcast4ai.engine.bitmap.HeaderV2Codec codec = new org.mcast4ai.engine.bitmap.HeaderV2Codec(
+                bits.geometry());
+        java.util.TreeSet<Integer> carried = new java.util.TreeSet<>();
+        for (String hex : plan.headers()) {
+            for (int bit : codec.decode(com.google.common.io.BaseEncoding.base16().lowerCase().decode(hex))
+                    .receivers(bits.geometry())) {
+                carried.add(bit);
+            }
+        }
+        assertEquals(new java.util.TreeSet<>(b.receiverBits().values()), carried);
+    }
+
+    @Test
     void aChangedGroupTakesItsOtherSlotAndWithdrawingLeavesNothing() {
         P2mpGroup g = h.manager.submit(ManagerHarness.request("change", 2, 1, 3, 1));
         int first = param(groupRules(P4StampPlanner.STAMP_GROUP).get(0), "group");

@@ -269,6 +269,8 @@ public class GroupsWebResource extends AbstractWebResource {
         ObjectNode root = mapper().createObjectNode().put("mode", group.effectiveMode().name());
         root.setAll(codecFor(GroupPlan.class).encode(plan == null ? GroupPlan.empty() : plan, this));
         service().getBitmapPlan(gid).ifPresent(b -> root.set("bitmap", codecFor(BitmapPlan.class).encode(b, this)));
+        service().getStampPlan(gid).ifPresent(p -> root.set("stamp",
+                codecFor(org.mcast4ai.api.StampPlan.class).encode(p, this)));
         return ok(root).build();
     }
 

@@ -71,13 +71,13 @@ public final class P4StampPlanner {
     public static final class Pieces {
         /** 32-byte pieces in head0 then head1. */
         public final int n32;
-        /** pieces 0 to 7, first byte first (256 bytes, zero padded) */
+        /** Pieces 0 to 7, first byte first (256 bytes, zero padded). */
         public final byte[] head0;
-        /** pieces 8 to 15 */
+        /** Pieces 8 to 15. */
         public final byte[] head1;
-        /** bytes after the pieces (0..31) */
+        /** Bytes after the pieces (0..31). */
         public final int tailLen;
-        /** those bytes, left aligned in 31 */
+        /** Those bytes, left aligned in 31. */
         public final byte[] tail;
 
         Pieces(byte[] header) {
@@ -141,9 +141,9 @@ public final class P4StampPlanner {
 
     /** What one stamp writes on its source leaf. */
     public static final class Entries {
-        /** the table entries: the stamp_group entry, then one stamp_hdr entry per replica number */
+        /** The table entries: the stamp_group entry, then one stamp_hdr entry per replica number. */
         public final List<FlowRule> rules;
-        /** the multicast group */
+        /** The multicast group. */
         public final GroupDescription group;
 
         Entries(List<FlowRule> rules, GroupDescription group) {
@@ -242,8 +242,11 @@ public final class P4StampPlanner {
         return new Entries(rules, group);
     }
 
-    /** @return the group id ONOS gives a group number's multicast group */
-    public static GroupId multicastGroupId(int number) {
-        return GroupId.valueOf(MGRP_BASE + number);
+    /**
+     * @param slot a stamp's slot
+     * @return the group id ONOS gives the slot's multicast group
+     */
+    public static GroupId multicastGroupId(int slot) {
+        return GroupId.valueOf(MGRP_BASE + slot);
     }
 }

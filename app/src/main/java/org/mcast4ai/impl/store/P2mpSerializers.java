@@ -40,7 +40,8 @@ public final class P2mpSerializers {
             .register(KryoNamespaces.API)
             .register(P2mpGroup.class, P2mpGroupRequest.class, P2mpGroupId.class, GroupKey.class, Endpoint.class,
                     GroupState.class, ReplicationMode.class, Reliability.class, StateChange.class,
-                    BitmapStamp.class, org.mcast4ai.impl.p4.P4Stamp.class, FailureKind.class, StaticTables.class, VirtualPeer.class)
+                    BitmapStamp.class,
+                    org.mcast4ai.impl.p4.P4Stamp.class, FailureKind.class, StaticTables.class, VirtualPeer.class)
             .register(new GroupPlanSerializer(), GroupPlan.class)
             .register(new TreeBranchSerializer(), TreeBranch.class)
             .register(new ProgrammedSerializer(), Programmed.class)

@@ -75,7 +75,8 @@ class P4StampPlannerTest {
                 headers.forEach(h -> assertTrue(h.length <= P4StampPlanner.MAX_BYTES, h.length + " bytes"));
                 List<Integer> got = carried(codec, headers);
                 got.sort(null);
-                assertEquals(Arrays.stream(group).boxed().collect(java.util.stream.Collectors.toList()), got, "k=" + k + ", " + n + " receivers");
+                assertEquals(Arrays.stream(group).boxed().collect(java.util.stream.Collectors.toList()), got,
+                        "k=" + k + ", " + n + " receivers");
             }
         }
     }

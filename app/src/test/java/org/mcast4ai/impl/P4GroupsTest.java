@@ -162,6 +162,21 @@ class P4GroupsTest {
     }
 
     @Test
+    void aGroupCompiledBeforeTheLeavesWereNumberedIsCompiledAgainWhenTheyAre() {
+        h.manager.p4Fabric = null;    // the P4 fabric's loop not bound yet: no leaf numbers
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("early", 2, 1, 3, 1));
+        P2mpGroup before = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.FAILED, before.state());
+        assertTrue(before.reason().contains("not numbered yet"), before.reason());
+        h.manager.p4Fabric = p4.manager();
+        p4.bind(h.manager);
+        p4.run();
+        P2mpGroup after = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLED, after.state(), after.toString());
+        assertEquals(1, groupRules(P4StampPlanner.STAMP_GROUP).size());
+    }
+
+    @Test
     void treeAndReliableGroupsFailWithTheReason() {
         P2mpGroup tree = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "tree"))
                 .source(Endpoint.of(TestFabric.hostId(1, 1))).mode(ReplicationMode.TREE)

@@ -3,10 +3,12 @@ package org.mcast4ai.impl.p4;
 import org.mcast4ai.api.AggregationContext;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
+import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupListener;
 import org.mcast4ai.api.P2mpGroupService;
 import org.mcast4ai.api.P4FabricService;
 import org.mcast4ai.api.Reliability;
+import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.P4FabricStatus;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
@@ -127,6 +129,8 @@ public class P4FabricManager implements P4FabricService {
     private BitIndexTable bits;
     // the table the groups' stamps are compiled with: the writer's, or as another instance stored it
     private volatile BitIndexTable published;
+    // the table the group service last heard of: groups that missed a number are compiled again when it changes
+    private BitIndexTable notified;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     private long runs;
 
@@ -240,6 +244,7 @@ public class P4FabricManager implements P4FabricService {
             status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), 0, 0, 0, e.getMessage());
             return null;
         }
+        numbersChanged();
         P4StaticProgrammer.Writes w = programmer.sync(desired);
         if (!w.none()) {
             log.info("P4 static state on {} switch(es): {}", desired.size(), w);
@@ -247,6 +252,28 @@ public class P4FabricManager implements P4FabricService {
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
                 null);
         return w;
+    }
+
+    // Leaves numbered since the group service last heard: its groups that could not reach every receiver (a
+    // receiver on a leaf without a number yet, or no number at all) are compiled again. The group manager
+    // compiles a group on the fabric's events too, possibly before this loop numbered a new leaf.
+    private void numbersChanged() {
+        P2mpGroupService groups = mcastService;
+        BitIndexTable now = published;
+        if (!(groups instanceof P2mpGroupAdminService) || now == null || now.equals(notified)) {
+            return;
+        }
+        notified = now;
+        for (P2mpGroup g : groups.getGroups()) {
+            if (g.request().mode() != ReplicationMode.TREE && g.state().isLive()
+                    && (g.state() == GroupState.DEGRADED || g.state() == GroupState.FAILED)) {
+                try {
+                    ((P2mpGroupAdminService) groups).recompile(g.id());
+                } catch (org.mcast4ai.api.GroupException e) {
+                    // withdrawn meanwhile: nothing to do
+                }
+            }
+        }
     }
 
     // the static state plus the rewrites of the reliable groups' receivers and the groups' subset entries

@@ -177,6 +177,23 @@ class P4GroupsTest {
     }
 
     @Test
+    void aLeafCutOffDegradesTheGroupWithItsReceiversNamedAndItsReturnHealsIt() {
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("cut", 2, 1, 3, 1));
+        h.fabric.linkDown(3, 1);
+        h.fabric.linkDown(3, 2);
+        p4.run();
+        P2mpGroup cut = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.DEGRADED, cut.state(), cut.toString());
+        assertEquals(Set.of(Endpoint.of(TestFabric.hostId(3, 1))), cut.unreachable());
+        assertTrue(cut.reason().contains(TestFabric.hostId(3, 1)), cut.reason());
+        h.fabric.linkUp(3, 1);
+        p4.run();
+        P2mpGroup back = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLED, back.state(), back.toString());
+        assertEquals(Set.of(), back.unreachable());
+    }
+
+    @Test
     void treeAndReliableGroupsFailWithTheReason() {
         P2mpGroup tree = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "tree"))
                 .source(Endpoint.of(TestFabric.hostId(1, 1))).mode(ReplicationMode.TREE)

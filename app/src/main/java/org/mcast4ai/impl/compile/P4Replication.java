@@ -24,6 +24,7 @@ import org.onosproject.net.HostId;
 import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,6 +52,8 @@ public final class P4Replication {
     private FabricSnapshot lastFabric;
     private BitIndexTable lastBits;
     private ReplicationSimulator lastSim;
+    private final Map<Integer, BitSet> reach = new java.util.HashMap<>();
+    private Map<Integer, Integer> hostOfBit;
 
     /**
      * @param p4    true for a switch bound to the mcast4ai pipeconf
@@ -165,21 +168,12 @@ public final class P4Replication {
             return failed(group, resolved, "the group needs " + headers.size() + " packets per send; a stamp holds "
                     + "at most " + P4StampPlanner.MAX_PACKETS);
         }
-        // who the static state delivers them to now: receivers without a surviving path are reported
-        ReplicationSimulator sim = simulator(fabric, table);
-        HeaderV2Codec codec = new HeaderV2Codec(table.geometry());
-        List<HeaderV2> sets = new ArrayList<>(headers.size());
-        headers.forEach(h -> sets.add(codec.decode(h)));
-        ReplicationSimulator.Replication r = sim.simulate(source, sets, 0);
-        Map<Integer, Integer> hostOfBit = new LinkedHashMap<>();
-        for (int h = 0; h < hostBits.length; h++) {
-            if (hostBits[h] >= 0) {
-                hostOfBit.put(hostBits[h], h);
-            }
-        }
+        // who the static state delivers them to now: receivers on leaves without a surviving path are reported
+        BitSet leaves = reachableLeaves(fabric, table, source);
+        Map<Integer, Integer> hostOfBit = hostOfBit(fabric, table);
         byBit.forEach((bit, e) -> {
             Integer h = hostOfBit.get(bit);
-            if (h == null || r.copiesAt(h) < 1) {
+            if (h == null || !leaves.get(fabric.hostSwitch(h))) {
                 unreachable.add(e);
             }
         });
@@ -229,12 +223,60 @@ public final class P4Replication {
                 resolved), null, Set.of(), why, FailureKind.MODE_UNAVAILABLE);
     }
 
-    private synchronized ReplicationSimulator simulator(FabricSnapshot fabric, BitIndexTable table) {
+    // Per snapshot and source leaf, the leaves the static state delivers to: one play of the per-hop rule with a
+    // receiver on every leaf. Which leaves a copy reaches depends on the tables and the two leaves alone (each
+    // leaf's copy is routed and trimmed on its own), so every group of a source leaf shares it.
+    private synchronized BitSet reachableLeaves(FabricSnapshot fabric, BitIndexTable table, int source) {
         if (fabric != lastFabric || !table.equals(lastBits)) {
             lastSim = new ReplicationSimulator(fabric, SwitchTables.build(fabric, table));
             lastFabric = fabric;
             lastBits = table;
+            reach.clear();
+            hostOfBit = null;
         }
-        return lastSim;
+        int leaf = fabric.hostSwitch(source);
+        BitSet known = reach.get(leaf);
+        if (known != null) {
+            return known;
+        }
+        int[] hostBits = table.hostBits(fabric);
+        int[] onLeaf = new int[fabric.switchCount()];
+        java.util.Arrays.fill(onLeaf, -1);
+        for (int h = 0; h < hostBits.length; h++) {
+            int sw = fabric.hostSwitch(h);
+            if (h != source && hostBits[h] >= 0 && onLeaf[sw] < 0) {
+                onLeaf[sw] = h;
+            }
+        }
+        BitSet out = new BitSet(fabric.switchCount());
+        out.set(leaf);
+        int[] bits = java.util.Arrays.stream(onLeaf).filter(h -> h >= 0).map(h -> hostBits[h]).sorted().toArray();
+        if (bits.length > 0) {
+            HeaderV2Codec codec = new HeaderV2Codec(table.geometry());
+            List<HeaderV2> sets = new ArrayList<>();
+            P4StampPlanner.headers(table.geometry(), bits).forEach(h -> sets.add(codec.decode(h)));
+            ReplicationSimulator.Replication r = lastSim.simulate(source, sets, 0);
+            for (int sw = 0; sw < onLeaf.length; sw++) {
+                if (onLeaf[sw] >= 0 && r.copiesAt(onLeaf[sw]) > 0) {
+                    out.set(sw);
+                }
+            }
+        }
+        reach.put(leaf, out);
+        return out;
+    }
+
+    private synchronized Map<Integer, Integer> hostOfBit(FabricSnapshot fabric, BitIndexTable table) {
+        if (hostOfBit == null) {
+            int[] hostBits = table.hostBits(fabric);
+            Map<Integer, Integer> m = new java.util.HashMap<>(hostBits.length * 2);
+            for (int h = 0; h < hostBits.length; h++) {
+                if (hostBits[h] >= 0) {
+                    m.put(hostBits[h], h);
+                }
+            }
+            hostOfBit = m;
+        }
+        return hostOfBit;
     }
 }

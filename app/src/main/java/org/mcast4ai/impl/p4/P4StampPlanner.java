@@ -160,16 +160,17 @@ public final class P4StampPlanner {
     }
 
     /**
-     * The header packets that carry a group to its receivers: within the program's sections, each at most
-     * {@link #MAX_BYTES} bytes, the inner packet IPv4, entropy 0 (the switch takes the flow's from the UDP source
-     * port when it stamps).
+     * The header packets that carry a group to its receivers: within the program's sections, each at most the
+     * engine's default budget ({@link HeaderV2Planner#DEFAULT_MAX_BYTES}, so a stamped packet grows by no more
+     * than that; the program holds up to {@link #MAX_BYTES}), the inner packet IPv4, entropy 0 (the switch takes
+     * the flow's from the UDP source port when it stamps).
      *
      * @param geometry the fabric's geometry
      * @param bits     the receivers' bit indices
      * @return the encoded headers, in send order
      */
     public static List<byte[]> headers(FabricGeometry geometry, int[] bits) {
-        return headers(geometry, bits, MAX_BYTES);
+        return headers(geometry, bits, HeaderV2Planner.DEFAULT_MAX_BYTES);
     }
 
     /**

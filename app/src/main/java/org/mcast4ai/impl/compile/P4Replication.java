@@ -52,6 +52,8 @@ public final class P4Replication {
     private FabricSnapshot lastFabric;
     private BitIndexTable lastBits;
     private ReplicationSimulator lastSim;
+    private FabricSnapshot servedFabric;
+    private boolean served;
     private final Map<Integer, BitSet> reach = new java.util.HashMap<>();
     private Map<Integer, Integer> hostOfBit;
 
@@ -87,17 +89,19 @@ public final class P4Replication {
      * @param view the fabric
      * @return true if it has switches and every one is bound to the program
      */
-    public boolean serves(FabricView view) {
+    public synchronized boolean serves(FabricView view) {
         FabricSnapshot f = view.snapshot();
-        if (f.switchCount() == 0) {
-            return false;
+        if (f == servedFabric) {
+            return served;
         }
-        for (int s = 0; s < f.switchCount(); s++) {
-            if (!p4.test(view.device(s))) {
-                return false;
-            }
+        boolean all = f.switchCount() > 0;
+        for (int s = 0; all && s < f.switchCount(); s++) {
+            all = p4.test(view.device(s));
         }
-        return true;
+        // a binding changes with a device event, which makes a new snapshot: one answer per snapshot
+        servedFabric = f;
+        served = all;
+        return all;
     }
 
     /**

@@ -195,6 +195,14 @@ class DistributedP2mpGroupStoreTest {
         assertEquals(stamp, again.uncertainOne(BitmapStamp.class));
         assertEquals(p.links().get(0)[0], again.links().get(0)[0]);
 
+        org.mcast4ai.impl.p4.P4Stamp p4 = new org.mcast4ai.impl.p4.P4Stamp(
+                org.onosproject.net.ConnectPoint.deviceConnectPoint("device:leaf1/1"), 13,
+                IpAddress.valueOf("232.0.77.42"), java.util.List.of(new byte[]{0x24, 0, 1}, new byte[]{0x24, 0, 2}));
+        Programmed held = new Programmed(Set.of(p4), Set.of(), java.util.List.of());
+        Programmed heldAgain = s.decode(s.encode(held));
+        assertEquals(held, heldAgain);
+        assertEquals(p4, heldAgain.installedOne(org.mcast4ai.impl.p4.P4Stamp.class));
+
         StaticTables tables = new StaticTables(3, "0123456789abcdef/120", true);
         assertEquals(tables, s.decode(s.encode(tables)));
     }

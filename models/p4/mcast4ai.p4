@@ -267,6 +267,12 @@ struct meta_t {
     bit<2048> st_head0;
     bit<2048> st_head1;
     bit<248> st_rest;
+    /* a sender-written header (source leaf): checked against its sender's entry for the group */
+    bit<1> chk_need;                   /* the header came from a host port: the check applies */
+    bit<1> chk;                        /* its sender's entry was found */
+    bit<LEAF_SET> chk_leaves;          /* the leaves the group has receivers on */
+    bit<64> chk_own;                   /* this leaf's slots the header may name, MSB first */
+    bit<128> grp_dst;                  /* the group's address: IPv6, or IPv4 as ::ffff:a.b.c.d */
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -528,6 +534,10 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
     /* a group's stamp at the source leaf: 0 packets stamped (one per send), 1 an IPv4 packet from a host port
        with no stamp entry for its port and destination (dropped), 2 header packets come round and replicated */
     counter(3, CounterType.packets) stamps;
+    /* sender-written headers from a host port: 0 within the sender's group, 1 dropped for want of an entry for the
+       port and the group's address (a foreign group, or another host's), 2 dropped for naming a leaf the group has
+       no receiver on or a slot of this leaf that is not the group's (widened) */
+    counter(3, CounterType.packets) senders;
 
     action drop() {
         mark_to_drop(sm);
@@ -601,6 +611,21 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         size = 4096;
     }
 
+    /* the group its sender on this port may write headers for: the leaves it has receivers on, and the slots of
+       this leaf a header may name (its receivers', the sender's own and those beyond the leaf's hosts) */
+    action allow(bit<LEAF_SET> leaves, bit<64> own) {
+        m.chk = 1;
+        m.chk_leaves = leaves;
+        m.chk_own = own;
+    }
+
+    table sender {
+        key = { sm.ingress_port: exact @name("ingress_port"); m.grp_dst: exact @name("dst"); }
+        actions = { allow; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
     table subset {
         key = { sm.ingress_port: exact @name("ingress_port"); m.sub_prefix: exact @name("prefix");
                 m.sub_gn: exact @name("group"); }
@@ -649,6 +674,20 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
                     m.stamp_port = sm.ingress_port;
                 }
                 return;
+            }
+            m.chk = 0;
+            m.chk_need = 0;
+            if (hdr.fixed.isValid() && m.is_leaf == 1 && m.from_up == 0 && m.stamped == 0) {
+                /* a header its sender wrote: only for a group the sender on this port belongs to, within it */
+                if (hdr.in6.isValid()) {
+                    m.grp_dst = hdr.in6.dst;
+                } else if (hdr.in4.isValid()) {
+                    m.grp_dst = 96w0xffff ++ hdr.in4.dst;
+                } else {
+                    m.grp_dst = 0;
+                }
+                sender.apply();
+                m.chk_need = 1;
             }
             if (m.stamped == 1 && hdr.fixed.isValid()) {
                 stamps.count(2);
@@ -756,6 +795,20 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
                 refused.count(0);
                 drop();
                 return;
+            }
+            if (m.chk_need == 1) {
+                /* after the spec's checks, so that what it refuses is counted as refused */
+                if (m.chk == 0) {
+                    senders.count(1);
+                    drop();
+                    return;
+                }
+                if ((m.want & ~m.chk_leaves) != 0 || (m.want_slots & ~m.chk_own) != 0) {
+                    senders.count(2);
+                    drop();
+                    return;
+                }
+                senders.count(0);
             }
             m.up_set = m.want & ~m.below;
             m.up_go = 0;

@@ -17,6 +17,7 @@ public final class P4FabricStatus {
     private final int rulesRemoved;
     private final int groupsWritten;
     private final String problem;
+    private final List<String> unacknowledged;
 
     /**
      * @param writer        true if this instance writes the static state (the others only watch)
@@ -30,6 +31,23 @@ public final class P4FabricStatus {
      */
     public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
                           int rulesRemoved, int groupsWritten, String problem) {
+        this(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten, problem, List.of());
+    }
+
+    /**
+     * @param writer         true if this instance writes the static state (the others only watch)
+     * @param switches       available switches bound to the pipeconf, by device id
+     * @param runs           runs since the app started
+     * @param lastRunMillis  wall-clock time of the last run, 0 before the first
+     * @param rulesWritten   table entries the last run added or replaced
+     * @param rulesRemoved   table entries the last run removed
+     * @param groupsWritten  multicast groups the last run added or changed
+     * @param problem        why the last run could not program the switches; null if it could
+     * @param unacknowledged the switches that have not acknowledged their static state yet (groups wait for them)
+     */
+    public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
+                          int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged) {
+        this.unacknowledged = List.copyOf(unacknowledged);
         this.writer = writer;
         this.switches = List.copyOf(switches);
         this.runs = runs;
@@ -73,6 +91,11 @@ public final class P4FabricStatus {
     /** @return multicast groups the last run added or changed */
     public int groupsWritten() {
         return groupsWritten;
+    }
+
+    /** @return the switches that have not acknowledged their static state yet */
+    public List<String> unacknowledged() {
+        return unacknowledged;
     }
 
     /** @return why the last run could not program the switches, or null */

@@ -296,7 +296,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             p4 = new P4Replication(onP4, () -> {
                 org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
                 return m == null ? null : m.bitIndices();
-            }, hostResolver);
+            }, hostResolver, () -> {
+                org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+                return m == null ? Set.of() : m.unready();
+            });
         }
         if (bitmaps.programmer() != null) {
             writers.add(new OpenFlowStampProgrammer(flowRuleService, bitmaps.programmer().planner()));

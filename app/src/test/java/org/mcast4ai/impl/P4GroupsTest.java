@@ -111,8 +111,9 @@ class P4GroupsTest {
         P2mpGroup g = h.manager.submit(ManagerHarness.request("shown", 1, 2, 2, 1, 4, 2));
         org.mcast4ai.api.StampPlan plan = h.manager.getStampPlan(g.id()).orElseThrow();
         assertEquals(TestFabric.leaf(1), plan.device());
-        assertEquals(plan.headers().size() + 2, plan.tableEntries());
-        assertEquals(groupRules(P4StampPlanner.STAMP_GROUP).size() + groupRules(P4StampPlanner.STAMP_HDR).size(),
+        assertEquals(plan.headers().size() + 3, plan.tableEntries());
+        assertEquals(groupRules(P4StampPlanner.STAMP_GROUP).size() + groupRules(P4StampPlanner.SENDER).size()
+                + groupRules(P4StampPlanner.STAMP_HDR).size(),
                 plan.tableEntries(), "what the leaf holds");
         org.mcast4ai.api.GroupBitmap b = h.manager.getBitmap(g.id());
         assertEquals(org.mcast4ai.api.GroupBitmap.CARRIER_V2_HEADER, b.carrier());
@@ -191,6 +192,31 @@ class P4GroupsTest {
         P2mpGroup back = h.manager.getGroup(g.id()).orElseThrow();
         assertEquals(GroupState.INSTALLED, back.state(), back.toString());
         assertEquals(Set.of(), back.unreachable());
+    }
+
+    @Test
+    void aGroupWaitsForASwitchBackUntilItAnswersItsStaticStateAndIsInstalledThen() {
+        p4.bind(h.manager);
+        h.flows.autoAck(false);
+        // leaf 3 came back (possibly empty): its static state is sent again and not answered yet
+        p4.deviceReturned(TestFabric.leaf(3));
+        p4.run();
+        assertEquals(Set.of(TestFabric.leaf(3)), p4.manager().unready());
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("wait", 2, 1, 3, 1));
+        // the leaf refuses its batch (the next run sends what is missing); the group's stamp is acknowledged
+        h.flows.answerPending(TestFabric.leaf(3));
+        P2mpGroup waiting = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLING, waiting.state(), waiting.toString());
+        assertTrue(waiting.reason().contains(org.mcast4ai.impl.compile.P4Replication.WAITING_FOR_STATIC),
+                waiting.reason());
+        assertEquals(Set.of(Endpoint.of(TestFabric.hostId(3, 1))), waiting.unreachable(),
+                "the receiver on the unanswered leaf is listed");
+        h.flows.autoAck(true);
+        p4.run();
+        assertEquals(Set.of(), p4.manager().unready());
+        P2mpGroup done = h.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(GroupState.INSTALLED, done.state(), done.toString());
+        assertEquals(Set.of(), done.unreachable());
     }
 
     @Test

@@ -34,6 +34,8 @@ public class P4FabricCommand extends Mcast4aiCommand {
             n.put("rulesWritten", s.rulesWritten());
             n.put("rulesRemoved", s.rulesRemoved());
             n.put("groupsWritten", s.groupsWritten());
+            n.putArray("unacknowledged").addAll(s.unacknowledged().stream().map(n::textNode)
+                    .collect(java.util.stream.Collectors.toList()));
             if (s.problem() == null) {
                 n.putNull("problem");
             } else {
@@ -48,6 +50,8 @@ public class P4FabricCommand extends Mcast4aiCommand {
         if (s.problem() != null) {
             print("not programmed: %s", s.problem());
         }
-        s.switches().forEach(d -> print("  %s", d));
+        // groups with receivers behind a switch that has not answered wait for it
+        s.switches().forEach(d -> print("  %s%s", d, s.unacknowledged().contains(d)
+                ? "  static state not acknowledged yet" : ""));
     }
 }

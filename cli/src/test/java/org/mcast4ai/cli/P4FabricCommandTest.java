@@ -33,6 +33,16 @@ class P4FabricCommandTest extends CommandTestBase {
     }
 
     @Test
+    void marksTheSwitchesThatHaveNotAcknowledgedTheirState() throws Exception {
+        P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1", "device:leaf2"), 3, 1, 40, 0, 1, null,
+                List.of("device:leaf2"));
+        Output text = show(s, false);
+        assertTrue(text.out.contains("  device:leaf2  static state not acknowledged yet"), text.out);
+        assertTrue(!text.out.contains("device:leaf1  static"), text.out);
+        assertEquals("device:leaf2", show(s, true).json().get("unacknowledged").get(0).asText());
+    }
+
+    @Test
     void printsWhyTheSwitchesAreNotProgrammed() throws Exception {
         P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1"), 1, 1, 0, 0, 0,
                 "switch device:leaf1: 25 uplinks, the program holds 24");

@@ -171,9 +171,18 @@ public final class Desired {
             String reason = d.unreachable.isEmpty() ? "" : d.unreachable.size() + " of "
                     + group.request().receivers().size() + " receivers have no bit or no path in the P4 fabric"
                     + InstallAttempt.describe(d.unreachable);
+            Set<Endpoint> unreachable = d.unreachable;
+            if (!d.behindUnready.isEmpty()) {
+                // delivered to the others meanwhile; decided again when the switches answered
+                unreachable = new LinkedHashSet<>(d.unreachable);
+                unreachable.addAll(d.behindUnready);
+                reason = (reason.isEmpty() ? "" : reason + "; ") + d.behindUnready.size() + " of "
+                        + group.request().receivers().size() + " receivers behind P4 switches that have not "
+                        + "acknowledged their static state" + InstallAttempt.describe(d.behindUnready);
+            }
             return new Desired(Set.of(d.stamp), Set.of(P4Stamp.KIND), GroupPlan.empty(), d.mode.hosts,
-                    d.unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED, reason, d.unreachable,
-                    null, d.mode, null);
+                    unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED, reason, unreachable,
+                    null, d.mode, d.waiting);
         }
 
         // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:

@@ -48,6 +48,7 @@ public final class P4Replication {
     private final Predicate<DeviceId> p4;
     private final Supplier<BitIndexTable> bits;
     private final HostResolver hosts;
+    private final Supplier<Set<DeviceId>> unready;
     // the static state's simulation of the last snapshot and table seen (every group of a snapshot shares it)
     private FabricSnapshot lastFabric;
     private BitIndexTable lastBits;
@@ -63,10 +64,26 @@ public final class P4Replication {
      * @param hosts the host names' resolver
      */
     public P4Replication(Predicate<DeviceId> p4, Supplier<BitIndexTable> bits, HostResolver hosts) {
+        this(p4, bits, hosts, Set::of);
+    }
+
+    /**
+     * @param p4      true for a switch bound to the mcast4ai pipeconf
+     * @param bits    the P4 fabric's bit indices as its static state holds them (null while none is stored)
+     * @param hosts   the host names' resolver
+     * @param unready the P4 switches that have not acknowledged their static state yet: receivers on such a leaf
+     *                are listed as unreachable, and the group waits (INSTALLING) until every switch answered
+     */
+    public P4Replication(Predicate<DeviceId> p4, Supplier<BitIndexTable> bits, HostResolver hosts,
+                         Supplier<Set<DeviceId>> unready) {
         this.p4 = p4;
         this.bits = bits;
         this.hosts = hosts;
+        this.unready = unready;
     }
+
+    /** How the reason of a group waiting for P4 switches' static state starts. */
+    public static final String WAITING_FOR_STATIC = "waiting for the P4 switches to acknowledge their static state: ";
 
     /** What a group gets on a P4 fabric. */
     static final class Decision {
@@ -75,13 +92,23 @@ public final class P4Replication {
         final Set<Endpoint> unreachable;
         final String failure;
         final FailureKind kind;
+        // the switches it waits for (null: none), and the receivers behind them
+        final String waiting;
+        final Set<Endpoint> behindUnready;
 
         Decision(BitmapDecision mode, P4Stamp stamp, Set<Endpoint> unreachable, String failure, FailureKind kind) {
+            this(mode, stamp, unreachable, failure, kind, null, Set.of());
+        }
+
+        Decision(BitmapDecision mode, P4Stamp stamp, Set<Endpoint> unreachable, String failure, FailureKind kind,
+                 String waiting, Set<Endpoint> behindUnready) {
             this.mode = mode;
             this.stamp = stamp;
             this.unreachable = unreachable;
             this.failure = failure;
             this.kind = kind;
+            this.waiting = waiting;
+            this.behindUnready = behindUnready;
         }
     }
 
@@ -187,9 +214,25 @@ public final class P4Replication {
         }
         ConnectPoint at = new ConnectPoint(view.device(fabric.hostSwitch(source)),
                 PortNumber.portNumber(fabric.hostPort(source)));
+        // a switch without its static state (not written, or back and not answered yet) forwards nothing: the
+        // receivers on such a leaf (all of them, if it is the sender's) wait for its answer
+        Set<DeviceId> waitFor = unready.get();
+        Set<Endpoint> behind = new LinkedHashSet<>();
+        if (!waitFor.isEmpty()) {
+            boolean sourceWaits = waitFor.contains(at.deviceId());
+            byBit.forEach((bit, e) -> {
+                Integer h = hostOfBit.get(bit);
+                if (!unreachable.contains(e) && (sourceWaits || h != null
+                        && waitFor.contains(view.device(fabric.hostSwitch(h))))) {
+                    behind.add(e);
+                }
+            });
+        }
         int slot = slot(group, installed, at, headers);
-        P4Stamp stamp = new P4Stamp(at, slot, group.address(), headers);
-        return new Decision(mode(group, resolved, stamp), stamp, unreachable, null, null);
+        P4Stamp stamp = new P4Stamp(at, slot, group.address(), headers,
+                P4StampPlanner.allowance(table.geometry(), receivers, hostBits[source]));
+        return new Decision(mode(group, resolved, stamp), stamp, unreachable, null, null,
+                waitFor.isEmpty() ? null : WAITING_FOR_STATIC + waitFor, behind);
     }
 
     // the installed stamp's slot while it carries the same headers from the same port; the other slot otherwise

@@ -2,6 +2,7 @@ package org.mcast4ai.impl.lifecycle;
 
 import org.mcast4ai.impl.compile.CompileStep;
 import org.mcast4ai.impl.compile.Desired;
+import org.mcast4ai.impl.compile.P4Replication;
 import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
 import org.mcast4ai.impl.monitor.GroupIndex;
 import org.mcast4ai.impl.store.P2mpGroupStore;
@@ -285,6 +286,8 @@ public final class GroupInstaller {
 
     /** How the FAILED reason of a group whose awaited state never came starts. */
     public static final String STATIC_TIMED_OUT = "the switches did not acknowledge the static BITMAP tables within ";
+    /** How the FAILED reason of a group on P4 switches that did not answer their static state in time starts. */
+    public static final String P4_STATIC_TIMED_OUT = "the P4 switches did not acknowledge their static state within ";
     /** Reason of an ACK_AGGREGATION group whose aggregation point did not join its receivers in time. */
     public static final String AGGREGATION_TIMED_OUT = "no aggregation point joined the group's receivers within ";
 
@@ -303,6 +306,8 @@ public final class GroupInstaller {
         String why = kind == FailureKind.AGGREGATION_TIMEOUT
                 ? AGGREGATION_TIMED_OUT + timeout + " ms: is mcast4ai-agent running beside "
                         + waiting.request().source().host() + "? (" + reason + ")"
+                : reason.contains(P4Replication.WAITING_FOR_STATIC) ? P4_STATIC_TIMED_OUT + timeout + " ms ("
+                        + reason + ")"
                 : STATIC_TIMED_OUT + timeout + " ms";
         try {
             timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version

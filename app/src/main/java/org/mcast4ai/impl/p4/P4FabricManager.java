@@ -107,7 +107,20 @@ public class P4FabricManager implements P4FabricService {
     long auditMs = AUDIT_MS;
     private final AtomicBoolean queued = new AtomicBoolean();
     private final DeviceListener devices = e -> {
-        if (e.type() != DeviceEvent.Type.PORT_STATS_UPDATED) {
+        if (e.type() == DeviceEvent.Type.PORT_STATS_UPDATED) {
+            return;
+        }
+        P4StaticProgrammer p = this.programmer;
+        if (p != null && (e.type() == DeviceEvent.Type.DEVICE_ADDED
+                || e.type() == DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED)) {
+            // back, possibly empty: its state is written again and groups wait for its answer
+            p.forget(e.subject().id());
+        }
+        changed();
+    };
+    // a multicast group of the static state confirmed or lost
+    private final org.onosproject.net.group.GroupListener groupEvents4 = e -> {
+        if (e.subject().appId() != null && APP_NAME.equals(e.subject().appId().name())) {
             changed();
         }
     };
@@ -132,6 +145,8 @@ public class P4FabricManager implements P4FabricService {
     // the table the group service last heard of: groups that missed a number are compiled again when it changes
     private BitIndexTable notified;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
+    // the switches whose static state is not acknowledged yet (the writer's view; other instances trust it)
+    private volatile Set<DeviceId> unready = Set.of();
     private long runs;
 
     /** Starts the loop. */
@@ -141,6 +156,7 @@ public class P4FabricManager implements P4FabricService {
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         bitStore = new P4BitIndexStore(storageService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
+        programmer.setOnAcknowledged(this::changed);
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
         edgePlanner = new P4EdgePlanner(appId);
         subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
@@ -149,6 +165,7 @@ public class P4FabricManager implements P4FabricService {
         deviceService.addListener(devices);
         linkService.addListener(links);
         hostService.addListener(hosts);
+        groupService.addListener(groupEvents4);
         loop.scheduleWithFixedDelay(this::runSafely, 0, auditMs, TimeUnit.MILLISECONDS);
     }
 
@@ -158,6 +175,7 @@ public class P4FabricManager implements P4FabricService {
         if (loop == null) {
             return;
         }
+        groupService.removeListener(groupEvents4);
         hostService.removeListener(hosts);
         linkService.removeListener(links);
         deviceService.removeListener(devices);
@@ -226,6 +244,7 @@ public class P4FabricManager implements P4FabricService {
             published = bitStore.load();
         }
         if (!writer || targets.isEmpty()) {
+            unready = Set.of();
             status = new P4FabricStatus(writer, names, runs, System.currentTimeMillis(), 0, 0, 0, null);
             return null;
         }
@@ -244,29 +263,41 @@ public class P4FabricManager implements P4FabricService {
             status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), 0, 0, 0, e.getMessage());
             return null;
         }
-        numbersChanged();
         P4StaticProgrammer.Writes w = programmer.sync(desired);
+        Set<DeviceId> before = unready;
+        Set<DeviceId> now = programmer.unready(desired);
+        unready = Set.copyOf(now);
+        if (!now.equals(before)) {
+            log.info("P4 static state acknowledged by {} of {} switch(es){}", desired.size() - now.size(),
+                    desired.size(), now.isEmpty() ? "" : "; waiting for " + now);
+        }
+        // groups that waited for a switch's answer, or for a leaf's number, are decided again
+        regroup(before.stream().anyMatch(d -> !now.contains(d)));
         if (!w.none()) {
             log.info("P4 static state on {} switch(es): {}", desired.size(), w);
         }
+        List<String> waiting = new ArrayList<>();
+        now.forEach(d -> waiting.add(d.toString()));
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
-                null);
+                null, waiting);
         return w;
     }
 
     // Leaves numbered since the group service last heard: its groups that could not reach every receiver (a
     // receiver on a leaf without a number yet, or no number at all) are compiled again. The group manager
     // compiles a group on the fabric's events too, possibly before this loop numbered a new leaf.
-    private void numbersChanged() {
+    // A switch's answer changes which receivers a group reaches too: its groups that waited are decided again.
+    private void regroup(boolean answered) {
         P2mpGroupService groups = mcastService;
         BitIndexTable now = published;
-        if (!(groups instanceof P2mpGroupAdminService) || now == null || now.equals(notified)) {
+        if (!(groups instanceof P2mpGroupAdminService) || now == null || now.equals(notified) && !answered) {
             return;
         }
         notified = now;
         for (P2mpGroup g : groups.getGroups()) {
             if (g.request().mode() != ReplicationMode.TREE && g.state().isLive()
-                    && (g.state() == GroupState.DEGRADED || g.state() == GroupState.FAILED)) {
+                    && (g.state() == GroupState.DEGRADED || g.state() == GroupState.FAILED
+                    || g.state() == GroupState.INSTALLING)) {
                 try {
                     ((P2mpGroupAdminService) groups).recompile(g.id());
                 } catch (org.mcast4ai.api.GroupException e) {
@@ -322,6 +353,14 @@ public class P4FabricManager implements P4FabricService {
     }
 
     /**
+     * @return the P4 switches whose static state their switch has not acknowledged yet (written and answered, or
+     *         listed ADDED by ONOS with nothing left to write); empty on an instance that does not write it
+     */
+    public Set<DeviceId> unready() {
+        return unready;
+    }
+
+    /**
      * @param d a device
      * @return true if it is bound to the mcast4ai pipeconf (a P4 switch of this fabric)
      */
@@ -337,6 +376,11 @@ public class P4FabricManager implements P4FabricService {
             published = b;
         }
         return b;
+    }
+
+    // tests: the programmer, to tell it of a switch back without a device event
+    P4StaticProgrammer programmerForTests() {
+        return programmer;
     }
 
     @Override

@@ -332,6 +332,15 @@ public final class P4FabricPlanner {
 
     /** A leaf set as the program holds it: leaf l is bit {@code leafSet - 1 - l}, most significant first. */
     private ImmutableByteSequence leafSet(BitSet leaves) {
+        return leafSet(leaves, leafSet);
+    }
+
+    /**
+     * @param leaves  leaf numbers
+     * @param leafSet the program's {@code LEAF_SET}
+     * @return the set as the program holds it
+     */
+    static ImmutableByteSequence leafSet(BitSet leaves, int leafSet) {
         byte[] b = new byte[leafSet / 8];
         for (int l = leaves.nextSetBit(0); l >= 0; l = leaves.nextSetBit(l + 1)) {
             if (l >= leafSet) {

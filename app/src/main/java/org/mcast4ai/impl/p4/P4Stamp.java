@@ -32,14 +32,19 @@ public final class P4Stamp implements DeviceEntry {
     private final int slot;
     private final IpAddress address;
     private final ImmutableList<String> headers;
+    // what the sender's own headers may name (the sender entry): leaf numbers, and its leaf's slot mask
+    private final ImmutableList<Integer> leaves;
+    private final long own;
 
     /**
      * @param sender  the sender's port on its leaf
      * @param slot    the slot, 1 to {@link P4StampPlanner#MAX_NUMBER}
      * @param address the group's IPv4 address
      * @param headers the encoded headers of one send
+     * @param allowed what the headers the sender writes itself may name
      */
-    public P4Stamp(ConnectPoint sender, int slot, IpAddress address, List<byte[]> headers) {
+    public P4Stamp(ConnectPoint sender, int slot, IpAddress address, List<byte[]> headers,
+                   P4StampPlanner.Allowance allowed) {
         this.device = Objects.requireNonNull(sender.deviceId());
         this.port = sender.port().toLong();
         this.slot = slot;
@@ -47,6 +52,10 @@ public final class P4Stamp implements DeviceEntry {
         ImmutableList.Builder<String> b = ImmutableList.builder();
         headers.forEach(h -> b.add(HEX.encode(h)));
         this.headers = b.build();
+        ImmutableList.Builder<Integer> l = ImmutableList.builder();
+        allowed.leaves().stream().forEach(l::add);
+        this.leaves = l.build();
+        this.own = allowed.own();
         stamp();    // refuses what the program cannot hold, here rather than when it is written
     }
 
@@ -112,9 +121,16 @@ public final class P4Stamp implements DeviceEntry {
         return headers.stream().mapToInt(h -> h.length() / 2).sum();
     }
 
+    /** @return what the headers the sender writes itself may name */
+    public P4StampPlanner.Allowance allowed() {
+        java.util.BitSet b = new java.util.BitSet();
+        leaves.forEach(b::set);
+        return new P4StampPlanner.Allowance(b, own);
+    }
+
     /** @return what the planner writes for it */
     public P4StampPlanner.Stamp stamp() {
-        return new P4StampPlanner.Stamp(sender(), slot, address, headers());
+        return new P4StampPlanner.Stamp(sender(), slot, address, headers(), allowed());
     }
 
     /**
@@ -143,12 +159,12 @@ public final class P4Stamp implements DeviceEntry {
         }
         P4Stamp s = (P4Stamp) o;
         return port == s.port && slot == s.slot && device.equals(s.device) && address.equals(s.address)
-                && headers.equals(s.headers);
+                && headers.equals(s.headers) && leaves.equals(s.leaves) && own == s.own;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(device, port, slot, address, headers);
+        return Objects.hash(device, port, slot, address, headers, leaves, own);
     }
 
     @Override

@@ -41,7 +41,10 @@ import java.util.List;
  *   <li>a multicast group of one replica per header packet, all to the sender's port (the replicas never leave:
  *       egress writes each one's header and sends it round the switch again, where it is replicated like a
  *       sender-written header);</li>
- *   <li>one {@code stamp_hdr} entry per replica: the header's bytes.</li>
+ *   <li>one {@code stamp_hdr} entry per replica: the header's bytes;</li>
+ *   <li>one {@code sender} entry keyed like the stamp: the group's receiver leaves and the slots of the sender's
+ *       leaf it may name, against which the leaf checks the headers the sender writes itself (per-packet subsets
+ *       of the group); a header from a port and address without an entry, or naming more, reaches nobody.</li>
  * </ul>
  * A group whose receivers need more than one header (at most {@link #MAX_BYTES} bytes each, within the program's
  * sections) gets one replica per header: one send, several packets on the wire, each receiver once.
@@ -56,6 +59,8 @@ public final class P4StampPlanner {
     public static final String STAMP = "McastIngress.stamp";
     public static final String STAMP_HDR = "McastEgress.stamp_hdr";
     public static final String STAMP_BYTES = "McastEgress.stamp_bytes";
+    public static final String SENDER = "McastIngress.sender";
+    public static final String ALLOW = "McastIngress.allow";
     /** 32-byte pieces a header entry holds. */
     static final int PIECES = 16;
     /** The largest header the program stamps: 16 pieces of 32 bytes and a tail of at most 31. */
@@ -104,14 +109,16 @@ public final class P4StampPlanner {
         final int number;
         final IpAddress address;
         final List<byte[]> headers;
+        final Allowance allowed;
 
         /**
          * @param sender  the sender's port
          * @param number  the group's number, 1 to {@link #MAX_NUMBER}
          * @param address the group's IPv4 address, what the sender sends to
          * @param headers the header packets of one send, each at most {@link #MAX_BYTES} bytes
+         * @param allowed what the headers the sender writes itself may name
          */
-        public Stamp(ConnectPoint sender, int number, IpAddress address, List<byte[]> headers) {
+        public Stamp(ConnectPoint sender, int number, IpAddress address, List<byte[]> headers, Allowance allowed) {
             if (number < 1 || number > MAX_NUMBER) {
                 throw new IllegalArgumentException("group number " + number + " is not within 1.." + MAX_NUMBER);
             }
@@ -126,6 +133,7 @@ public final class P4StampPlanner {
             this.number = number;
             this.address = address;
             this.headers = List.copyOf(headers);
+            this.allowed = java.util.Objects.requireNonNull(allowed);
         }
 
         /** @return the header packets */
@@ -139,9 +147,80 @@ public final class P4StampPlanner {
         }
     }
 
+    /**
+     * What the headers a group's sender writes itself may name: the leaves the group has receivers on, and of the
+     * sender's own leaf the receivers' slots, the sender's and those beyond the leaf's hosts (the program's
+     * {@code own} mask, slot s at bit 63 - s). A header naming another leaf or another slot of the sender's leaf
+     * is a widened one. Other leaves are checked by leaf: a slot there that is not the group's is not seen.
+     */
+    public static final class Allowance {
+        final java.util.BitSet leaves;
+        final long own;
+
+        /**
+         * @param leaves the leaf numbers the group has receivers on
+         * @param own    the sender's leaf's slots a header may name
+         */
+        public Allowance(java.util.BitSet leaves, long own) {
+            this.leaves = (java.util.BitSet) leaves.clone();
+            this.own = own;
+        }
+
+        /** @return the leaf numbers */
+        public java.util.BitSet leaves() {
+            return (java.util.BitSet) leaves.clone();
+        }
+
+        /** @return the own-leaf slot mask */
+        public long own() {
+            return own;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Allowance && ((Allowance) o).leaves.equals(leaves) && ((Allowance) o).own == own;
+        }
+
+        @Override
+        public int hashCode() {
+            return leaves.hashCode() * 31 + Long.hashCode(own);
+        }
+    }
+
+    /**
+     * @param geometry  the fabric's geometry
+     * @param receivers the group's receivers' bit indices
+     * @param sender    the sender's bit index, or -1 if it has none (then no slot of its leaf may be named)
+     * @return what the sender's own headers may name
+     */
+    public static Allowance allowance(FabricGeometry geometry, int[] receivers, int sender) {
+        int slotBits = geometry.slotBits();
+        java.util.BitSet leaves = new java.util.BitSet();
+        for (int b : receivers) {
+            leaves.set(b >>> slotBits);
+        }
+        if (sender < 0) {
+            return new Allowance(leaves, 0L);
+        }
+        int own = sender >>> slotBits;
+        long mask = -1L;
+        // the leaf's slots that are neither a receiver's nor the sender's (a RACK entry of the sender's leaf names
+        // every slot, the sender's too: its copy never goes back out of its port)
+        for (int s = 0; s < Math.min(64, geometry.slotsPerLeaf()); s++) {
+            mask &= ~(1L << (63 - s));
+        }
+        mask |= 1L << (63 - (sender - (own << slotBits)));
+        for (int b : receivers) {
+            if (b >>> slotBits == own) {
+                mask |= 1L << (63 - (b - (own << slotBits)));
+            }
+        }
+        return new Allowance(leaves, mask);
+    }
+
     /** What one stamp writes on its source leaf. */
     public static final class Entries {
-        /** The table entries: the stamp_group entry, then one stamp_hdr entry per replica number. */
+        /** The table entries: the stamp_group entry, the sender entry, then one stamp_hdr entry per replica. */
         public final List<FlowRule> rules;
         /** The multicast group. */
         public final GroupDescription group;
@@ -153,10 +232,20 @@ public final class P4StampPlanner {
     }
 
     private final ApplicationId appId;
+    private final int leafSet;
 
     /** @param appId owning application (the P4 fabric's) */
     public P4StampPlanner(ApplicationId appId) {
+        this(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
+    }
+
+    /**
+     * @param appId   owning application
+     * @param leafSet the leaf numbers the program's sets cover ({@code LEAF_SET} it was compiled with)
+     */
+    public P4StampPlanner(ApplicationId appId, int leafSet) {
         this.appId = appId;
+        this.leafSet = leafSet;
     }
 
     /**
@@ -216,6 +305,7 @@ public final class P4StampPlanner {
                 PiCriterion.builder().matchExact(PiMatchFieldId.of("ingress_port"), (int) s.sender.port().toLong())
                         .matchExact(PiMatchFieldId.of("dst"), s.address.getIp4Address().toOctets()).build())
                 .build(), stamp));
+        rules.add(senderRule(appId, s.sender, s.address, s.allowed, leafSet));
         int n = s.headers.size();
         for (int r = 0; r <= n; r++) {
             Pieces p = new Pieces(s.headers.get(r % n));
@@ -241,6 +331,35 @@ public final class P4StampPlanner {
                 new DefaultGroupKey(("mcast4ai-p4-stamp-" + s.number).getBytes(StandardCharsets.US_ASCII)),
                 s.multicastGroup(), appId);
         return new Entries(rules, group);
+    }
+
+    /**
+     * The sender entry of a group's sender (what {@link #entries} writes for a stamp; also for an IPv6 group).
+     *
+     * @param appId   owning application
+     * @param sender  the sender's port
+     * @param address the group's address: the key is the IPv6 address, or an IPv4 one as {@code ::ffff:a.b.c.d}
+     * @param allowed what the sender's own headers may name
+     * @param leafSet the program's {@code LEAF_SET}
+     * @return the entry
+     */
+    public static FlowRule senderRule(ApplicationId appId, ConnectPoint sender, IpAddress address, Allowance allowed,
+                                      int leafSet) {
+        byte[] key = new byte[16];
+        if (address.isIp4()) {
+            key[10] = (byte) 0xff;
+            key[11] = (byte) 0xff;
+            System.arraycopy(address.toOctets(), 0, key, 12, 4);
+        } else {
+            key = address.toOctets();
+        }
+        PiAction allow = PiAction.builder().withId(PiActionId.of(ALLOW))
+                .withParameter(new PiActionParam(PiActionParamId.of("leaves"),
+                        P4FabricPlanner.leafSet(allowed.leaves, leafSet)))
+                .withParameter(P4FabricPlanner.param("own", allowed.own, 8)).build();
+        return P4FabricPlanner.rule(appId, sender.deviceId(), SENDER, DefaultTrafficSelector.builder().matchPi(
+                PiCriterion.builder().matchExact(PiMatchFieldId.of("ingress_port"), (int) sender.port().toLong())
+                        .matchExact(PiMatchFieldId.of("dst"), key).build()).build(), allow);
     }
 
     /**

@@ -30,8 +30,9 @@ import java.util.Set;
  * <ol>
  *   <li>the target slot's multicast group (added, or its replicas set, before the batch) and its header
  *       entries;</li>
- *   <li>the sender's {@code stamp_group} entry, which names the slot (its match is the sender's port and the
- *       group's address, so it replaces the old one in place);</li>
+ *   <li>the sender's {@code stamp_group} entry, which names the slot, and its {@code sender} entry, what the
+ *       headers it writes itself may name (their match is the sender's port and the group's address, so each
+ *       replaces the old one in place);</li>
  *   <li>removal of the header entries of the slot no longer used; its multicast group is removed once the batch
  *       is acknowledged.</li>
  * </ol>
@@ -80,8 +81,8 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
             if (target != null) {
                 P4StampPlanner.Entries e = planner.entries(target.stamp());
                 sendGroup(e.group);
-                senders.add(e.rules.get(0));
-                headers.addAll(e.rules.subList(1, e.rules.size()));
+                senders.addAll(e.rules.subList(0, 2));
+                headers.addAll(e.rules.subList(2, e.rules.size()));
                 e.rules.forEach(r -> kept.add(r.id()));
                 keptSlots.add(target.slot());
                 touched.add(m.device());

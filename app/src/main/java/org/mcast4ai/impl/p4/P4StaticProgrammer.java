@@ -44,6 +44,14 @@ public final class P4StaticProgrammer {
     private final FlowRuleService flowRuleService;
     private final GroupService groupService;
     private final ApplicationId appId;
+    // per device, the fingerprint of the desired state its switch acknowledged: a batch's success, or entries ONOS
+    // lists as ADDED with nothing left to write
+    private final Map<DeviceId, Integer> acked = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile Runnable onAcknowledged = () -> { };
+    // devices back since their last sync: sent their whole state again (ONOS may still list what they lost)
+    private final Set<DeviceId> resend = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    // devices with a batch not answered yet: what ONOS lists of them is not an answer
+    private final Set<DeviceId> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** What one call wrote, per kind of write. */
     public static final class Writes {
@@ -92,8 +100,11 @@ public final class P4StaticProgrammer {
         int removes = 0;
         int groups = 0;
         List<FlowRule> stale = new ArrayList<>();
+        Map<DeviceId, Integer> sent = new HashMap<>();
         for (Map.Entry<DeviceId, P4FabricPlanner.SwitchState> e : desired.entrySet()) {
             DeviceId d = e.getKey();
+            int before = adds + stale.size() + groups;
+            boolean confirmed = true;
             Map<FlowId, FlowEntry> held = new HashMap<>();
             for (FlowEntry f : flowRuleService.getFlowEntries(d)) {
                 if (f.appId() == appId.id() && f.table() instanceof PiTableId && TABLES.contains(f.table())) {
@@ -101,12 +112,15 @@ public final class P4StaticProgrammer {
                 }
             }
             Set<FlowId> wanted = new HashSet<>();
+            boolean all = resend.remove(d);
             for (FlowRule r : e.getValue().rules()) {
                 wanted.add(r.id());
                 FlowEntry h = held.get(r.id());
-                if (h == null || !live(h) || !h.treatment().equals(r.treatment())) {
+                if (all || h == null || !live(h) || !h.treatment().equals(r.treatment())) {
                     ops.add(r);
                     adds++;
+                } else if (h.state() != FlowEntry.FlowEntryState.ADDED) {
+                    confirmed = false;
                 }
             }
             for (FlowEntry h : held.values()) {
@@ -116,6 +130,16 @@ public final class P4StaticProgrammer {
             }
             if (syncGroup(e.getValue().group())) {
                 groups++;
+            } else {
+                Group g = groupService.getGroup(d, e.getValue().group().appCookie());
+                confirmed &= g != null && g.state() == Group.GroupState.ADDED;
+            }
+            int fp = fingerprint(e.getValue());
+            if (adds + stale.size() + groups > before) {
+                acked.remove(d);
+                sent.put(d, fp);
+            } else if (confirmed && !inFlight.contains(d)) {
+                acked.put(d, fp);
             }
         }
         if (!stale.isEmpty()) {
@@ -126,15 +150,66 @@ public final class P4StaticProgrammer {
             }
         }
         if (adds + removes > 0) {
+            inFlight.addAll(sent.keySet());
             flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
                 @Override
+                public void onSuccess(FlowRuleOperations done) {
+                    inFlight.removeAll(sent.keySet());
+                    // the switches answered: a device whose only write was its multicast group is confirmed by
+                    // the next run, once ONOS lists the group ADDED
+                    sent.forEach((d, fp) -> {
+                        if (groupService.getGroup(d, desired.get(d).group().appCookie()) != null) {
+                            acked.put(d, fp);
+                        }
+                    });
+                    onAcknowledged.run();
+                }
+
+                @Override
                 public void onError(FlowRuleOperations failed) {
+                    inFlight.removeAll(sent.keySet());
                     // the next run writes what is still missing
                     log.warn("P4 static entries refused: {}", failed);
                 }
             }));
         }
         return new Writes(adds, removes, groups);
+    }
+
+    /**
+     * @param desired the state of the devices to program, as last given to {@link #sync}
+     * @return those whose switches have not acknowledged it (yet)
+     */
+    public Set<DeviceId> unready(Map<DeviceId, P4FabricPlanner.SwitchState> desired) {
+        Set<DeviceId> out = new java.util.TreeSet<>(java.util.Comparator.comparing(DeviceId::toString));
+        desired.forEach((d, state) -> {
+            if (!Integer.valueOf(fingerprint(state)).equals(acked.get(d))) {
+                out.add(d);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * A device came back (it may be empty): its state counts as unacknowledged until written and answered again.
+     *
+     * @param d the device
+     */
+    public void forget(DeviceId d) {
+        acked.remove(d);
+        resend.add(d);
+    }
+
+    /** @param task run when a batch of static entries was acknowledged (the owner runs its loop again) */
+    public void setOnAcknowledged(Runnable task) {
+        onAcknowledged = task;
+    }
+
+    // what a device's desired state is, to tell whether its acknowledgement is still the current one's
+    private static int fingerprint(P4FabricPlanner.SwitchState state) {
+        Set<List<Object>> rules = new HashSet<>();
+        state.rules().forEach(r -> rules.add(List.of(r.id(), r.treatment())));
+        return java.util.Objects.hash(rules, new HashSet<>(state.group().buckets().buckets()));
     }
 
     private static boolean live(FlowEntry e) {

@@ -28,7 +28,7 @@ public final class P4Views {
      */
     public static StampPlan plan(P4Stamp stamp) {
         return new StampPlan(stamp.device(), stamp.sender().port(), stamp.slot(), stamp.stamp().multicastGroup(),
-                stamp.packets() + 2, hex(stamp));
+                stamp.packets() + 3, hex(stamp));
     }
 
     /**

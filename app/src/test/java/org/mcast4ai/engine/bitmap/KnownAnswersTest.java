@@ -127,6 +127,7 @@ class KnownAnswersTest {
         vectors.put("fattree4-stamp-packets", stamp("fat tree k=4, a group whose headers are bounded to 10 bytes:"
                 + " one send becomes one packet per header at the source leaf, each receiver once", k4, source,
                 hosts(k4, SUBSET_GROUP), 10));
+        vectors.put("fattree4-sender", sender(k4));
         FabricSnapshot ls64 = FabricGenerators.leafSpine(2, 8, 8);
         int[] all = IntStream.range(1, 64).toArray();
         vectors.put("leafspine64-subset", subset("leaf-spine of 8 leaves of 8 hosts, a rank bitmap of 62 of the 63"
@@ -237,6 +238,58 @@ class KnownAnswersTest {
         Hosts hosts = new Hosts((sw, p, fr) -> fr, sw -> sw == leaf ? StampCopies.json(port, stamped) : "",
                 frame(null, inner, true), dropped);
         return render(what, f, f, bits, source, group, sets, inner, true, hosts, name -> true);
+    }
+
+    /**
+     * Headers a sender writes itself, checked at its leaf against its entry for the group: the group's header is
+     * replicated; the same header from another host's port, one for another group's address, one widened to a
+     * leaf the group has no receiver on and one naming a slot of the sender's leaf that is not the group's are
+     * dropped and counted.
+     */
+    private static String sender(FabricSnapshot f) {
+        BitIndexTable bits = BitIndexTable.forFabric(f);
+        int[] hostBits = bits.hostBits(f);
+        FabricGeometry g = bits.geometry();
+        HeaderV2Codec codec = new HeaderV2Codec(g);
+        int source = f.hostIndex("h1-1-1");
+        int[] group = hosts(f, "h1-2-1", "h2-1-1", "h3-2-2");
+        int entropy = 0x0055;
+        List<HeaderV2> sets = new HeaderV2Planner(g).planHosts(hostBits, group, entropy);
+        byte[] inner = inner(entropy);
+        byte[] foreign = inner.clone();
+        foreign[39] ^= 0x01;
+        int leaf = f.hostSwitch(source);
+        long port = f.hostPort(source);
+        Object[][] drops = {
+            {codec.encode(sets.get(0)), inner, f.hostPort(f.hostIndex("h1-1-2")), "the group's header from another "
+                + "host's port: no entry", 1},
+            {codec.encode(sets.get(0)), foreign, port, "the header for another group's address: no entry", 1},
+            {widened(g, codec, hostBits, group, f.hostIndex("h4-1-1"), entropy), inner, port, "widened to a leaf "
+                + "the group has no receiver on", 2},
+            {widened(g, codec, hostBits, group, f.hostIndex("h1-1-2"), entropy), inner, port, "widened to a slot of "
+                + "the sender's leaf that is not the group's", 2}};
+        List<String> dropped = new ArrayList<>();
+        for (Object[] d : drops) {
+            dropped.add("    {\"switch\": \"" + f.switchName(leaf) + "\", \"role\": \"LEAF\", \"in_port\": " + d[2]
+                    + ", \"why\": \"" + d[3] + "\", \"counter\": [\"McastIngress.senders\", " + d[4]
+                    + "],\n      \"frame\": \"" + hex(frame((byte[]) d[0], (byte[]) d[1])) + "\",\n      \"out\": [],"
+                    + " \"dropped\": 0}");
+        }
+        return render("fat tree k=4, headers the sender writes itself: the group's is replicated; from another "
+                + "host's port, for another group and widened (another leaf, another slot of its own leaf) they "
+                + "reach nobody", f, f, bits, source, group, sets, inner, false,
+                new Hosts((sw, p, fr) -> fr, sw -> "", null, dropped), name -> true);
+    }
+
+    private static byte[] widened(FabricGeometry g, HeaderV2Codec codec, int[] hostBits, int[] group, int extra,
+                                  int entropy) {
+        int[] more = Arrays.copyOf(group, group.length + 1);
+        more[group.length] = extra;
+        List<HeaderV2> h = new HeaderV2Planner(g).planHosts(hostBits, more, entropy);
+        if (h.size() != 1) {
+            throw new IllegalStateException(h.size() + " headers");
+        }
+        return codec.encode(h.get(0));
     }
 
     /**
@@ -398,8 +451,34 @@ class KnownAnswersTest {
         }
         return "{\n  \"description\": \"" + what + "\",\n  \"geometry\": " + geometry(bits.geometry())
                 + ",\n  \"source\": \"" + whole.hostName(source) + "\",\n  \"receivers\": [" + receivers
-                + "],\n  \"switches\": {\n" + switches(f, tables, touched, hosts.json) + "\n  },\n  \"packets\": [\n"
+                + "],\n  \"switches\": {\n" + switches(f, tables, touched,
+                sw -> hosts.json.apply(sw) + (sw == sourceSwitch ? senderJson(bits, f, source, group, inner, ipv4)
+                        : "")) + "\n  },\n  \"packets\": [\n"
                 + String.join(",\n", packets) + "\n  ]\n}\n";
+    }
+
+    /**
+     * The source leaf's sender entry for the group (as {@link org.mcast4ai.impl.p4.P4StampPlanner#senderRule}
+     * writes it): the sender's own headers may name the group's leaves and, of its own leaf, the group's slots.
+     */
+    static String senderJson(BitIndexTable bits, FabricSnapshot f, int source, int[] group, byte[] inner,
+                             boolean ipv4) {
+        int[] hostBits = bits.hostBits(f);
+        int[] receiverBits = Arrays.stream(group).map(h -> hostBits[h]).sorted().toArray();
+        org.mcast4ai.impl.p4.P4StampPlanner.Allowance a = org.mcast4ai.impl.p4.P4StampPlanner.allowance(
+                bits.geometry(), receiverBits, hostBits[source]);
+        byte[] key = new byte[16];
+        if (ipv4) {
+            key[10] = (byte) 0xff;
+            key[11] = (byte) 0xff;
+            System.arraycopy(inner, 16, key, 12, 4);
+        } else {
+            System.arraycopy(inner, 24, key, 0, 16);
+        }
+        StringBuilder leaves = new StringBuilder();
+        a.leaves().stream().forEach(l -> leaves.append(leaves.length() == 0 ? "" : ", ").append(l));
+        return ",\n      \"senders\": [{\"port\": " + f.hostPort(source) + ", \"dst\": \"" + hex(key)
+                + "\", \"leaves\": [" + leaves + "], \"own\": \"" + String.format("%016x", a.own()) + "\"}]";
     }
 
     /**

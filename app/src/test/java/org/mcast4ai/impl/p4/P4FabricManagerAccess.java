@@ -81,6 +81,11 @@ public final class P4FabricManagerAccess {
         manager.bindGroupService(groups);
     }
 
+    /** @param d a switch back (possibly empty), as its device event tells the manager, without the event */
+    public void deviceReturned(org.onosproject.net.DeviceId d) {
+        manager.programmerForTests().forget(d);
+    }
+
     /** @return what one run wrote */
     public P4StaticProgrammer.Writes run() {
         return manager.run();

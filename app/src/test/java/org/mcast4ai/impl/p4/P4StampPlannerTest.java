@@ -108,10 +108,11 @@ class P4StampPlannerTest {
         List<byte[]> headers = P4StampPlanner.headers(bits.geometry(), group, 64);
         int n = headers.size();
         assertTrue(n >= 3, n + " headers");
-        P4StampPlanner.Stamp s = new P4StampPlanner.Stamp(sender, 77, IpAddress.valueOf("232.0.77.42"), headers);
+        P4StampPlanner.Stamp s = new P4StampPlanner.Stamp(sender, 77, IpAddress.valueOf("232.0.77.42"), headers,
+                P4StampPlanner.allowance(bits.geometry(), group, 0));
         P4StampPlanner.Entries e = planner.entries(s);
         e.rules.forEach(P4FabricPlannerTest::check);
-        assertEquals(n + 2, e.rules.size(), "the stamp_group entry and header entries for numbers 0 to n");
+        assertEquals(n + 3, e.rules.size(), "the stamp_group and sender entries, header entries for numbers 0 to n");
         FlowRule first = e.rules.get(0);
         assertEquals(P4StampPlanner.STAMP_GROUP, first.table().toString());
         assertArrayEquals(new byte[]{(byte) 232, 0, 77, 42}, match(first, "dst"));
@@ -122,7 +123,19 @@ class P4StampPlannerTest {
 
         // the header entry of each replica number
         Map<Integer, byte[]> byNumber = new HashMap<>();
-        for (FlowRule r : e.rules.subList(1, e.rules.size())) {
+        FlowRule check = e.rules.get(1);
+        assertEquals(P4StampPlanner.SENDER, check.table().toString());
+        assertArrayEquals(new byte[]{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, (byte) 232, 0, 77, 42},
+                match(check, "dst"), "the IPv4 group address as ::ffff:a.b.c.d");
+        assertEquals(1, new java.math.BigInteger(1, match(check, "ingress_port")).intValue());
+        java.math.BigInteger leaves = new java.math.BigInteger(1, params(check).get("leaves"));
+        assertEquals(P4FabricPlanner.DEFAULT_LEAF_SET / 8, params(check).get("leaves").length);
+        java.util.Set<Integer> wantLeaves = new TreeSet<>();
+        Arrays.stream(group).forEach(b -> wantLeaves.add(b >>> bits.geometry().slotBits()));
+        for (int l = 0; l < P4FabricPlanner.DEFAULT_LEAF_SET; l++) {
+            assertEquals(wantLeaves.contains(l), leaves.testBit(P4FabricPlanner.DEFAULT_LEAF_SET - 1 - l), "leaf " + l);
+        }
+        for (FlowRule r : e.rules.subList(2, e.rules.size())) {
             assertEquals(P4StampPlanner.STAMP_HDR, r.table().toString());
             assertEquals(77, new java.math.BigInteger(1, match(r, "group")).intValue());
             Map<String, byte[]> p = params(r);
@@ -161,18 +174,32 @@ class P4StampPlannerTest {
     void aStampOutsideTheProgramsRangesIsRefusedWithTheReason() {
         IpAddress a = IpAddress.valueOf("232.0.0.1");
         List<byte[]> one = List.of(new byte[8]);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new P4StampPlanner.Stamp(sender, 0, a, one))
+        P4StampPlanner.Allowance none = new P4StampPlanner.Allowance(new java.util.BitSet(), 0);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new P4StampPlanner.Stamp(sender, 0, a, one, none))
                 .getMessage().contains("group number 0"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new P4StampPlanner.Stamp(sender, 0x8000, a, one)).getMessage().contains("1..32767"));
+                () -> new P4StampPlanner.Stamp(sender, 0x8000, a, one, none)).getMessage().contains("1..32767"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new P4StampPlanner.Stamp(sender, 5, IpAddress.valueOf("ff3e::1"), one)).getMessage()
+                () -> new P4StampPlanner.Stamp(sender, 5, IpAddress.valueOf("ff3e::1"), one, none)).getMessage()
                 .contains("IPv4"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new P4StampPlanner.Stamp(sender, 5, a, List.of())).getMessage().contains("1 to 64"));
+                () -> new P4StampPlanner.Stamp(sender, 5, a, List.of(), none)).getMessage().contains("1 to 64"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new P4StampPlanner.Stamp(sender, 5, a, List.of(new byte[600]))).getMessage()
+                () -> new P4StampPlanner.Stamp(sender, 5, a, List.of(new byte[600]), none)).getMessage()
                 .contains("at most 543 bytes"));
+    }
+
+    @Test
+    void theSendersOwnHeadersMayNameTheGroupsLeavesAndOfItsOwnLeafTheGroupsSlotsAndItsOwn() {
+        org.mcast4ai.engine.bitmap.FabricGeometry g = org.mcast4ai.engine.bitmap.FabricGeometry.fatTree(8);
+        // k=8: 4 slots a leaf (2 slot bits); the sender on leaf 3 slot 1, receivers on leaf 3 slot 2, leaves 5, 9
+        int sender = (3 << 2) | 1;
+        int[] receivers = {(3 << 2) | 2, (5 << 2), (9 << 2) | 3};
+        P4StampPlanner.Allowance a = P4StampPlanner.allowance(g, receivers, sender);
+        assertEquals(java.util.BitSet.valueOf(new long[]{(1L << 3) | (1L << 5) | (1L << 9)}), a.leaves());
+        // slots 0 and 3 of the sender's leaf are not the group's; slots 4 and up do not exist there
+        assertEquals(~((1L << 63) | (1L << 60)), a.own());
+        assertEquals(0L, P4StampPlanner.allowance(g, receivers, -1).own(), "a sender without a bit: no own slot");
     }
 
     private static byte[] match(FlowRule r, String field) {

@@ -197,7 +197,9 @@ class DistributedP2mpGroupStoreTest {
 
         org.mcast4ai.impl.p4.P4Stamp p4 = new org.mcast4ai.impl.p4.P4Stamp(
                 org.onosproject.net.ConnectPoint.deviceConnectPoint("device:leaf1/1"), 13,
-                IpAddress.valueOf("232.0.77.42"), java.util.List.of(new byte[]{0x24, 0, 1}, new byte[]{0x24, 0, 2}));
+                IpAddress.valueOf("232.0.77.42"), java.util.List.of(new byte[]{0x24, 0, 1}, new byte[]{0x24, 0, 2}),
+                new org.mcast4ai.impl.p4.P4StampPlanner.Allowance(java.util.BitSet.valueOf(new long[]{0x26}),
+                        0x9fffffffffffffffL));
         Programmed held = new Programmed(Set.of(p4), Set.of(), java.util.List.of());
         Programmed heldAgain = s.decode(s.encode(held));
         assertEquals(held, heldAgain);

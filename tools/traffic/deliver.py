@@ -70,6 +70,8 @@ def main():
     ap.add_argument("--pretty", action="store_true", help="indented JSON")
     ap.add_argument("--src-mac", default=None,
                     help="Ethernet source to send with (a BITMAP receiver subset); default the host's")
+    ap.add_argument("--v2-bits", default=None,
+                    help="comma-separated bit indices: the sender writes a version 2 header naming them (P4)")
     a = ap.parse_args()
     try:
         fabric = capture.load_fabric(a.fabric)
@@ -99,7 +101,9 @@ def run(a, fabric, src, members, cap):
     t0 = time.monotonic()
     with cap:
         sent = sender.send(src["ns"], src["iface"], a.group, a.count, a.qpn, a.psn_start,
-                           a.opcode, a.gap_us, src_ip=src["ip"], src_mac=a.src_mac)
+                           a.opcode, a.gap_us, src_ip=src["ip"], src_mac=a.src_mac,
+                           v2_header=None if a.v2_bits is None else sender.v2_hosts(
+                               [int(b) for b in a.v2_bits.split(",") if b.strip()], 0x55))
         t_sent = time.monotonic()
         want = set(sent["psns"])
         deadline = t_sent + a.timeout

@@ -7,12 +7,32 @@ import netns
 import roce
 
 
+V2_ETHERTYPE = b"\x88\xb5"
+
+
+def v2_hosts(bits, entropy):
+    """A version 2 header naming the bit indices in HOST sections (models/header/README.md, 2.1 and 2.2): what a
+    sender that writes its own header puts in front of an IPv4 packet to its group, for a per-packet subset."""
+    bits = sorted(set(bits))
+    if not bits or len(bits) > 124:
+        raise ValueError("1 to 124 receivers in HOST sections, not %d" % len(bits))
+    out = bytearray([0x28, 0x80, (entropy >> 8) & 0xFF, entropy & 0xFF])
+    for i in range(0, len(bits), 31):
+        chunk = bits[i:i + 31]
+        out.append(0x20 | len(chunk))
+        for b in chunk:
+            out += bytes([(b >> 8) & 0xFF, b & 0xFF])
+    out.append(0)
+    return bytes(out)
+
+
 def send(ns, iface, group, count, qpn, psn_start=None, opcode="ud", gap_us=200,
-         payload_size=64, src_ip=None, src_mac=None):
+         payload_size=64, src_ip=None, src_mac=None, v2_header=None):
     """Send `count` packets with PSNs psn_start, psn_start+1, ... (24-bit, wrapping).
 
     src_mac, if given, replaces the interface's address as the Ethernet source (a BITMAP sender
-    stamps its receiver subset there).
+    stamps its receiver subset there). v2_header, if given, goes between the Ethernet header and the IPv4
+    packet (EtherType 0x88B5): a header the sender writes itself.
 
     Returns a dict describing what was sent (the PSN list included).
     """
@@ -31,7 +51,10 @@ def send(ns, iface, group, count, qpn, psn_start=None, opcode="ud", gap_us=200,
         for i, psn in enumerate(psns):
             payload = ("mcast4ai psn=%d seq=%d " % (psn, i)).encode()
             payload = (payload * (payload_size // len(payload) + 1))[:payload_size]
-            frames.append(roce.build(src_mac, src_ip, group, qpn, psn, opcode, payload))
+            frame = roce.build(src_mac, src_ip, group, qpn, psn, opcode, payload)
+            if v2_header is not None:
+                frame = frame[:12] + V2_ETHERTYPE + v2_header + frame[14:]
+            frames.append(frame)
         t0 = time.monotonic()
         for frame in frames:
             sock.send(frame)

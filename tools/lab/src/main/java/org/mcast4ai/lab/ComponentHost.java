@@ -40,6 +40,7 @@ public class ComponentHost implements AutoCloseable {
         final ComponentDescriptor descriptor;
         final Object instance;
         final List<Class<?>> registered;
+        final java.util.Set<String> lateBound = new java.util.HashSet<>();
 
         Active(ComponentDescriptor descriptor, Object instance, List<Class<?>> registered) {
             this.descriptor = descriptor;
@@ -154,6 +155,18 @@ public class ComponentHost implements AutoCloseable {
         }
         active.add(new Active(d, instance, registered));
         log.info("activated {}", d.name());
+        // SCR binds a dynamic optional reference when its service comes later: components activated earlier get
+        // what this one provides (the group manager and the P4 fabric refer to each other, optionally)
+        for (Active a : active) {
+            if (a.instance == instance) {
+                continue;
+            }
+            for (ComponentDescriptor.Reference r : a.descriptor.references()) {
+                if (!r.mandatory() && d.provides().contains(r.iface()) && a.lateBound.add(r.name())) {
+                    inject(a.descriptor, a.instance, r);
+                }
+            }
+        }
     }
 
     private void inject(ComponentDescriptor d, Object instance, ComponentDescriptor.Reference r) {

@@ -1,6 +1,7 @@
 package org.mcast4ai.lab;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -80,10 +81,19 @@ public final class LabRunner {
             System.exit(2);
             return;
         }
-        Lab lab;
+        AutoCloseable lab;
+        URI base;
         try {
-            lab = Lab.start(fabric, Ofctl.lab(), port, Lab.COMPONENTS, settings);
-        } catch (RuntimeException e) {
+            if (P4Lab.isP4(fabricFile)) {
+                P4Lab p4 = P4Lab.start(fabric, fabricFile, port, settings);
+                lab = p4;
+                base = p4.base();
+            } else {
+                Lab ovs = Lab.start(fabric, Ofctl.lab(), port, Lab.COMPONENTS, settings);
+                lab = ovs;
+                base = ovs.base();
+            }
+        } catch (RuntimeException | IOException e) {
             System.err.println("lab-runner: cannot start: " + e.getMessage());
             System.exit(1);
             return;
@@ -101,8 +111,8 @@ public final class LabRunner {
                 stopped.countDown();
             }
         }, "lab-runner-stop"));
-        String base = lab.base().toString();
-        System.out.println("lab-runner: ready on " + base.substring(0, base.length() - 1));
+        String ready = base.toString();
+        System.out.println("lab-runner: ready on " + ready.substring(0, ready.length() - 1));
         System.out.flush();
         try {
             stopped.await();

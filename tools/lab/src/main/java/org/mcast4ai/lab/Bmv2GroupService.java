@@ -1,0 +1,238 @@
+package org.mcast4ai.lab;
+
+import com.google.common.collect.ImmutableList;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.GroupId;
+import org.onosproject.event.ListenerRegistry;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.instructions.Instruction;
+import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupBucket;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupEvent;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupListener;
+import org.onosproject.net.group.GroupServiceAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * ONOS's group service over BMv2 switches for the app's ALL groups, as ONOS's P4Runtime driver turns them into the
+ * packet replication engine's multicast groups: one replica per bucket, its port the bucket's output and its
+ * instance the port's occurrence among the buckets, from 0. Written with BMv2's runtime CLI on the flow service's
+ * executor (so a group is written before the entries of a later batch), listed ADDED and announced once the
+ * switch took it.
+ */
+public class Bmv2GroupService extends GroupServiceAdapter {
+    private static final Logger log = LoggerFactory.getLogger(Bmv2GroupService.class);
+    private static final Pattern NODE = Pattern.compile("created with handle (\\d+)");
+
+    private final Map<DeviceId, Integer> thrift;
+    private final Bmv2Cli cli;
+    private final Executor executor;
+    private final Map<DeviceId, Map<GroupKey, DefaultGroup>> groups = new ConcurrentHashMap<>();
+    // per device and multicast group, the node handles its replicas hold
+    private final Map<DeviceId, Map<Integer, List<Integer>>> nodes = new ConcurrentHashMap<>();
+    private final ListenerRegistry<GroupEvent, GroupListener> listeners = new ListenerRegistry<>();
+
+    /**
+     * @param thrift   each switch's thrift port
+     * @param cli      the runtime CLI
+     * @param executor where writes run, one after another
+     */
+    public Bmv2GroupService(Map<DeviceId, Integer> thrift, Bmv2Cli cli, Executor executor) {
+        this.thrift = Map.copyOf(thrift);
+        this.cli = cli;
+        this.executor = executor;
+    }
+
+    /**
+     * @param buckets an ALL group's buckets
+     * @return its replicas as (instance, port), in bucket order
+     */
+    static List<int[]> replicas(GroupBuckets buckets) {
+        Map<Long, Integer> seen = new HashMap<>();
+        List<int[]> out = new ArrayList<>();
+        for (GroupBucket b : buckets.buckets()) {
+            for (Instruction i : b.treatment().allInstructions()) {
+                if (i instanceof Instructions.OutputInstruction) {
+                    PortNumber p = ((Instructions.OutputInstruction) i).port();
+                    int instance = seen.merge(p.toLong(), 1, Integer::sum) - 1;
+                    out.add(new int[]{instance, (int) p.toLong()});
+                }
+            }
+        }
+        return out;
+    }
+
+    // writes a multicast group's replicas (after removing the ones it had); returns the error, or null
+    private String write(DeviceId device, int mgrp, GroupBuckets buckets, boolean create) {
+        Integer port = thrift.get(device);
+        if (port == null) {
+            return "device " + device + " is not a switch of the P4 lab";
+        }
+        Map<Integer, List<Integer>> mine = nodes.computeIfAbsent(device, d -> new ConcurrentHashMap<>());
+        try {
+            List<String> clear = new ArrayList<>();
+            for (int h : mine.getOrDefault(mgrp, List.of())) {
+                clear.add("mc_node_dissociate " + mgrp + " " + h);
+                clear.add("mc_node_destroy " + h);
+            }
+            if (create) {
+                clear.add("mc_mgrp_create " + mgrp);
+            }
+            List<int[]> reps = buckets == null ? List.of() : replicas(buckets);
+            List<String> make = new ArrayList<>(clear);
+            reps.forEach(r -> make.add("mc_node_create " + r[0] + " " + r[1]));
+            List<String> answers = cli.run(port, make);
+            List<Integer> handles = new ArrayList<>();
+            for (int i = 0; i < make.size(); i++) {
+                String error = Bmv2Cli.error(answers.get(i));
+                // a group the switch still holds from before the runner started is taken over
+                if (error != null && !(make.get(i).startsWith("mc_mgrp_create") && error.contains("DUPLICATE"))) {
+                    return make.get(i) + ": " + error;
+                }
+                if (i >= clear.size()) {
+                    Matcher m = NODE.matcher(answers.get(i));
+                    if (!m.find()) {
+                        return make.get(i) + ": no node handle in " + answers.get(i).trim();
+                    }
+                    handles.add(Integer.parseInt(m.group(1)));
+                }
+            }
+            mine.put(mgrp, handles);
+            if (!handles.isEmpty()) {
+                List<String> link = new ArrayList<>();
+                handles.forEach(h -> link.add("mc_node_associate " + mgrp + " " + h));
+                List<String> linked = cli.run(port, link);
+                for (int i = 0; i < link.size(); i++) {
+                    String error = Bmv2Cli.error(linked.get(i));
+                    if (error != null) {
+                        return link.get(i) + ": " + error;
+                    }
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Override
+    public void addGroup(GroupDescription desc) {
+        int id = Objects.requireNonNull(desc.givenGroupId(), "a multicast group needs its id");
+        DefaultGroup group = new DefaultGroup(GroupId.valueOf(id), desc);
+        // ONOS's store lists the group PENDING_ADD at once
+        group.setState(Group.GroupState.PENDING_ADD);
+        groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).putIfAbsent(desc.appCookie(), group);
+        executor.execute(() -> {
+            boolean known = nodes.getOrDefault(desc.deviceId(), Map.of()).containsKey(id);
+            String error = write(desc.deviceId(), id, desc.buckets(), !known);
+            if (error == null) {
+                group.setState(Group.GroupState.ADDED);
+                groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADDED, group));
+            } else {
+                log.warn("{} refused multicast group {}: {}", desc.deviceId(), id, error);
+                group.setState(Group.GroupState.PENDING_ADD);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADD_FAILED, group));
+            }
+        });
+    }
+
+    @Override
+    public Group getGroup(DeviceId deviceId, GroupKey appCookie) {
+        return groups.getOrDefault(deviceId, Map.of()).get(appCookie);
+    }
+
+    @Override
+    public void setBucketsForGroup(DeviceId deviceId, GroupKey oldCookie, GroupBuckets buckets, GroupKey newCookie,
+                                   ApplicationId appId) {
+        executor.execute(() -> {
+            DefaultGroup old = groups.getOrDefault(deviceId, Map.of()).get(oldCookie);
+            if (old == null) {
+                log.warn("no group {} on {}", oldCookie, deviceId);
+                return;
+            }
+            GroupKey key = newCookie != null ? newCookie : oldCookie;
+            DefaultGroup updated = new DefaultGroup(old.id(), new DefaultGroupDescription(deviceId, old.type(),
+                    buckets, key, old.id().id(), old.appId()));
+            String error = write(deviceId, old.id().id(), buckets, false);
+            if (error == null) {
+                updated.setState(Group.GroupState.ADDED);
+                groups.get(deviceId).remove(oldCookie);
+                groups.get(deviceId).put(key, updated);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATED, updated));
+            } else {
+                log.warn("{} refused multicast group {}: {}", deviceId, old.id().id(), error);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_UPDATE_FAILED, old));
+            }
+        });
+    }
+
+    @Override
+    public void removeGroup(DeviceId deviceId, GroupKey appCookie, ApplicationId appId) {
+        executor.execute(() -> {
+            DefaultGroup old = groups.getOrDefault(deviceId, Map.of()).get(appCookie);
+            if (old == null) {
+                return;
+            }
+            int mgrp = old.id().id();
+            String error = write(deviceId, mgrp, null, false);
+            if (error == null) {
+                try {
+                    String e = Bmv2Cli.error(cli.run(thrift.get(deviceId), List.of("mc_mgrp_destroy " + mgrp)).get(0));
+                    error = e;
+                } catch (IOException e) {
+                    error = e.getMessage();
+                }
+            }
+            if (error == null) {
+                nodes.get(deviceId).remove(mgrp);
+                groups.get(deviceId).remove(appCookie);
+                old.setState(Group.GroupState.PENDING_DELETE);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_REMOVED, old));
+            } else {
+                log.warn("{} refused to remove multicast group {}: {}", deviceId, mgrp, error);
+                listeners.process(new GroupEvent(GroupEvent.Type.GROUP_REMOVE_FAILED, old));
+            }
+        });
+    }
+
+    @Override
+    public Iterable<Group> getGroups(DeviceId deviceId, ApplicationId appId) {
+        return groups.getOrDefault(deviceId, Map.of()).values().stream()
+                .filter(g -> Objects.equals(g.appId(), appId)).collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public Iterable<Group> getGroups(DeviceId deviceId) {
+        return ImmutableList.copyOf(groups.getOrDefault(deviceId, Map.of()).values());
+    }
+
+    @Override
+    public void addListener(GroupListener listener) {
+        listeners.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(GroupListener listener) {
+        listeners.removeListener(listener);
+    }
+}

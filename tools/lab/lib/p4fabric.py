@@ -3,6 +3,11 @@
 Called by tools/lab/fabric with --p4.
   up   [--topo leafspine|fattree] [--spines S --leaves L --hosts-per-leaf H] [--k K] [--out FILE] [--json FILE]
   down [--fabric FILE]
+  fail-link A B | restore-link A B | fail-switch S | restore-switch S      [--fabric FILE]
+
+A link fails as both its veths drop every frame (tc netem) and say so in their alias (BMv2 stalls when one of its
+interfaces goes down); a switch fails as its simple_switch process is killed, and comes back as a
+new process on the same ports with every table empty (a switch restarted, or replaced).
 
 The same fabric description as the Open vSwitch lab (topology.py), with P4 device ids (device:<name>) and, per
 switch, the simple_switch's thrift port. Every switch port is a veth: a switch-to-switch link is one veth pair
@@ -28,6 +33,7 @@ LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(LAB_DIR))
 RUN_DIR = os.path.join(LAB_DIR, "out", "p4")
 THRIFT_BASE = 9090
+PORT_DOWN = "mcast4ai-port-down"
 
 
 def log(msg):
@@ -89,11 +95,22 @@ def pids():
 
 def down(fabric_file=None):
     t0 = time.monotonic()
-    for name, pid in pids().items():
+    running = pids()
+    for name, pid in running.items():
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
+    # gone before anything reuses their thrift ports: a new switch could not bind it while the old one answers
+    deadline = time.monotonic() + 10
+    for name, pid in running.items():
+        while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if os.path.exists("/proc/%d" % pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         try:
             os.remove(os.path.join(RUN_DIR, name + ".pid"))
         except OSError:
@@ -107,6 +124,14 @@ def down(fabric_file=None):
     log("down: stopped the switches, removed %d interfaces and %d namespaces in %.2f s"
         % (len(veths), len(namespaces), time.monotonic() - t0))
     return 0
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
 
 
 def wait_thrift(port, deadline):
@@ -128,6 +153,10 @@ def up(desc, out, program=None):
         raise RuntimeError("simple_switch is not on the PATH (eval \"$(../shared/p4tools/install)\")")
     program = program_json(program)
     desc = describe(desc)
+    for sw in desc["switches"]:
+        # a switch left by another run would answer in place of the new one, which could not open the port
+        if port_open(sw["thrift"]):
+            raise RuntimeError("thrift port %d is in use (a simple_switch left running?); stop it first" % sw["thrift"])
     fabric.create_hosts(desc["hosts"])
     links = ""
     for ln in desc["links"]:
@@ -146,13 +175,13 @@ def up(desc, out, program=None):
         for port, name in sorted(ifaces[sw["bridge"]]):
             cmd += ["-i", "%d@%s" % (port, name)]
         cmd.append(program)
-        logf = open(os.path.join(RUN_DIR, sw["name"] + ".log"), "w")
-        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
-        with open(os.path.join(RUN_DIR, sw["name"] + ".pid"), "w") as f:
-            f.write("%d\n" % p.pid)
+        with open(os.path.join(RUN_DIR, sw["name"] + ".cmd"), "w") as f:
+            json.dump(cmd, f)
+        start_switch(sw["name"], cmd)
     deadline = time.monotonic() + 60
     for sw in desc["switches"]:
-        if not wait_thrift(sw["thrift"], deadline):
+        pid = pids().get(sw["name"])
+        if not wait_thrift(sw["thrift"], deadline) or not pid or not os.path.exists("/proc/%d" % pid):
             raise RuntimeError("%s: simple_switch did not open thrift port %d (see %s)"
                                % (sw["name"], sw["thrift"], os.path.join(RUN_DIR, sw["name"] + ".log")))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -165,10 +194,71 @@ def up(desc, out, program=None):
     return 0
 
 
+def start_switch(name, cmd):
+    logf = open(os.path.join(RUN_DIR, name + ".log"), "a")
+    p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+    with open(os.path.join(RUN_DIR, name + ".pid"), "w") as f:
+        f.write("%d\n" % p.pid)
+
+
+def find_switch(desc, name):
+    for sw in desc["switches"]:
+        if name in (sw["name"], sw["deviceId"], sw["bridge"]):
+            return sw
+    raise RuntimeError("no switch %s in the fabric" % name)
+
+
+def link_ifaces(desc, a, b):
+    sa, sb = find_switch(desc, a), find_switch(desc, b)
+    for ln in desc["links"]:
+        if {ln["a"], ln["b"]} == {sa["deviceId"], sb["deviceId"]}:
+            bridge = {s["deviceId"]: s["bridge"] for s in desc["switches"]}
+            return [topology.patch_name(bridge[ln["a"]], ln["aPort"]), topology.patch_name(bridge[ln["b"]], ln["bPort"])]
+    raise RuntimeError("no link between %s and %s" % (a, b))
+
+
+def fault(command, args, fabric_file):
+    with open(fabric_file) as f:
+        desc = json.load(f)
+    t0 = time.monotonic()
+    if command in ("fail-link", "restore-link"):
+        # BMv2 stops forwarding on every port once one of its interfaces goes down, which no switch does when a
+        # cable is cut: the link drops every frame both ways instead (netem), and its ports say they are down
+        # in their alias, which the lab runner reads as ONOS reads a port status
+        for i in link_ifaces(desc, *args):
+            if command == "fail-link":
+                fabric.run(["tc", "qdisc", "replace", "dev", i, "root", "netem", "loss", "100%"])
+                fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, PORT_DOWN)
+            else:
+                fabric.run(["tc", "qdisc", "del", "dev", i, "root"], check=False)
+                fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, "")
+    elif command == "fail-switch":
+        sw = find_switch(desc, args[0])
+        pid = pids().get(sw["name"])
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            deadline = time.monotonic() + 10
+            while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+    elif command == "restore-switch":
+        sw = find_switch(desc, args[0])
+        with open(os.path.join(RUN_DIR, sw["name"] + ".cmd")) as f:
+            start_switch(sw["name"], json.load(f))
+        if not wait_thrift(sw["thrift"], time.monotonic() + 60):
+            raise RuntimeError("%s did not come back" % sw["name"])
+    log("%s %s in %.2f s" % (command, " ".join(args), time.monotonic() - t0))
+    return 0
+
+
 def main(argv):
     import argparse
     p = argparse.ArgumentParser(prog="fabric --p4")
-    p.add_argument("command", choices=["up", "down"])
+    p.add_argument("command", choices=["up", "down", "fail-link", "restore-link", "fail-switch",
+                                       "restore-switch"])
+    p.add_argument("names", nargs="*")
     p.add_argument("--topo", default="leafspine", choices=["leafspine", "fattree"])
     p.add_argument("--spines", type=int, default=2)
     p.add_argument("--leaves", type=int, default=4)
@@ -181,6 +271,11 @@ def main(argv):
     try:
         if a.command == "down":
             return down(a.fabric)
+        if a.command != "up":
+            want = 2 if a.command.endswith("link") else 1
+            if len(a.names) != want:
+                raise RuntimeError("%s takes %d name(s)" % (a.command, want))
+            return fault(a.command, a.names, a.fabric or a.out)
         desc = topology.fattree(a.k) if a.topo == "fattree" else topology.leafspine(a.spines, a.leaves,
                                                                                       a.hosts_per_leaf)
         return up(desc, a.out, a.json)

@@ -124,6 +124,18 @@ public class Bmv2Cli implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Ends the CLI of a switch that went away; the next call starts a new one.
+     *
+     * @param thriftPort the switch's thrift port
+     */
+    public void drop(int thriftPort) {
+        Session s = sessions.remove(thriftPort);
+        if (s != null) {
+            s.process.destroy();
+        }
+    }
+
     /** Ends the CLI processes. */
     @Override
     public void close() {

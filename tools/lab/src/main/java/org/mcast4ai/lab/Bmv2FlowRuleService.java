@@ -161,7 +161,7 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
         }
         List<String> answers;
         try {
-            answers = cli.run(port, commands);
+            answers = new ArrayList<>(cli.run(port, commands));
         } catch (IOException e) {
             log.warn("{}: {}", device, e.getMessage());
             refused.addAll(sent);
@@ -170,6 +170,15 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
         for (int i = 0; i < sent.size(); i++) {
             FlowRuleOperation op = sent.get(i);
             String error = Bmv2Cli.error(answers.get(i));
+            if (error != null && error.contains("DUPLICATE_ENTRY") && commands.get(i).startsWith("table_add ")) {
+                // the switch holds the entry from before the runner started (a controller restart): taken over
+                // and set to what is asked, as ONOS reconciles a device's entries when it connects
+                String adopted = adopt(port, commands.get(i));
+                error = adopted.startsWith("handle ") ? null : adopted;
+                if (error == null) {
+                    answers.set(i, "Entry has been added with " + adopted);
+                }
+            }
             if (error != null) {
                 log.warn("{} refused {}: {}", device, commands.get(i), error);
                 refused.add(op);
@@ -187,6 +196,30 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
             }
         }
         return refused;
+    }
+
+    // table_add T A K... => P...: the handle of the entry with key K, set to A(P); "handle N", or the error
+    private String adopt(int port, String add) {
+        int arrow = add.indexOf(" =>");
+        String[] parts = {add.substring(0, arrow), add.substring(arrow + 3).trim()};
+        String[] head = parts[0].split(" ");
+        String table = head[1];
+        String action = head[2];
+        String key = String.join(" ", java.util.Arrays.copyOfRange(head, 3, head.length));
+        String params = parts[1].isEmpty() ? "" : " " + parts[1];
+        try {
+            String dump = cli.run(port, List.of("table_dump_entry_from_key " + table + " " + key)).get(0);
+            Matcher m = Pattern.compile("Dumping entry 0x([0-9a-fA-F]+)").matcher(dump);
+            if (!m.find()) {
+                return "no entry for the key: " + dump.trim();
+            }
+            int handle = Integer.parseInt(m.group(1), 16);
+            String e = Bmv2Cli.error(cli.run(port, List.of("table_modify " + table + " " + action + " " + handle
+                    + " =>" + params)).get(0));
+            return e == null ? "handle " + handle : e;
+        } catch (IOException e) {
+            return e.getMessage();
+        }
     }
 
     // an operation answered: the store lists what the switch holds
@@ -228,7 +261,8 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
             return "table_set_default " + table + " " + action.id().id() + params;
         }
         if (held != null && held.handle >= 0) {
-            return "table_modify " + table + " " + action.id().id() + " " + held.handle + params;
+            // "=>" before the parameters: BMv2's CLI fails on a modify without it when there is none
+            return "table_modify " + table + " " + action.id().id() + " " + held.handle + " =>" + params;
         }
         StringBuilder key = new StringBuilder();
         for (String f : order.fields(table)) {
@@ -270,6 +304,28 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
         return s.length() == 2 ? "0" : s.toString();
     }
 
+    /**
+     * A switch came back with its tables empty: what the store holds for it is written again, as ONOS's flow
+     * audit re-installs the rules a device lacks (the app's own audit may write them too: they are replaced).
+     *
+     * @param device the switch
+     */
+    public void reinstall(DeviceId device) {
+        executor.execute(() -> {
+            Map<FlowId, Held> held = tables.get(device);
+            if (held == null || held.isEmpty()) {
+                return;
+            }
+            List<FlowRuleOperation> ops = new ArrayList<>();
+            held.values().forEach(h -> ops.add(new FlowRuleOperation(h.rule, FlowRuleOperation.Type.ADD)));
+            // the entries' handles went with the switch's tables
+            held.clear();
+            List<FlowRuleOperation> no = write(device, ops);
+            refusedOn(device, no);
+            log.info("{} back: {} entries written again, {} refused", device, ops.size() - no.size(), no.size());
+        });
+    }
+
     @Override
     public Iterable<FlowEntry> getFlowEntries(DeviceId deviceId) {
         Map<FlowId, FlowEntry> out = new LinkedHashMap<>();
@@ -277,6 +333,16 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
                 new DefaultFlowEntry(h.rule, FlowEntry.FlowEntryState.ADDED)));
         out.putAll(pending.getOrDefault(deviceId, Map.of()));
         return new ArrayList<>(out.values());
+    }
+
+    @Override
+    public FlowEntry getFlowEntry(FlowRule rule) {
+        FlowEntry p = pending.getOrDefault(rule.deviceId(), Map.of()).get(rule.id());
+        if (p != null) {
+            return p;
+        }
+        Held h = tables.getOrDefault(rule.deviceId(), Map.of()).get(rule.id());
+        return h == null ? null : new DefaultFlowEntry(h.rule, FlowEntry.FlowEntryState.ADDED);
     }
 
     @Override

@@ -89,23 +89,40 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         }
         Map<Integer, List<Integer>> mine = nodes.computeIfAbsent(device, d -> new ConcurrentHashMap<>());
         try {
+            List<int[]> reps = buckets == null ? List.of() : replicas(buckets);
             List<String> clear = new ArrayList<>();
-            for (int h : mine.getOrDefault(mgrp, List.of())) {
-                clear.add("mc_node_dissociate " + mgrp + " " + h);
-                clear.add("mc_node_destroy " + h);
+            // what the switch holds, not what was last written: a write that failed half way, or a group the
+            // switch holds from before the runner started (a controller restart), is seen as it is; a group whose
+            // replicas are the ones asked for is kept, as ONOS reconciles a device's groups on connect
+            List<int[]> there = held(port).get(mgrp);
+            if (there != null && buckets != null && same(there, reps)) {
+                List<Integer> handles = new ArrayList<>();
+                there.forEach(n -> handles.add(n[2]));
+                mine.put(mgrp, handles);
+                return null;
             }
-            if (create) {
+            if (there == null && buckets == null) {
+                mine.remove(mgrp);
+                return null;
+            }
+            if (there == null) {
                 clear.add("mc_mgrp_create " + mgrp);
             }
-            List<int[]> reps = buckets == null ? List.of() : replicas(buckets);
+            java.util.Set<Integer> old = new java.util.LinkedHashSet<>();
+            if (there != null) {
+                there.forEach(n -> old.add(n[2]));
+            }
+            for (int h : old) {
+                clear.add(0, "mc_node_destroy " + h);
+                clear.add(0, "mc_node_dissociate " + mgrp + " " + h);
+            }
             List<String> make = new ArrayList<>(clear);
             reps.forEach(r -> make.add("mc_node_create " + r[0] + " " + r[1]));
             List<String> answers = cli.run(port, make);
             List<Integer> handles = new ArrayList<>();
             for (int i = 0; i < make.size(); i++) {
                 String error = Bmv2Cli.error(answers.get(i));
-                // a group the switch still holds from before the runner started is taken over
-                if (error != null && !(make.get(i).startsWith("mc_mgrp_create") && error.contains("DUPLICATE"))) {
+                if (error != null) {
                     return make.get(i) + ": " + error;
                 }
                 if (i >= clear.size()) {
@@ -134,6 +151,43 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         }
     }
 
+    private static final Pattern MGRP = Pattern.compile("mgrp\\((\\d+)\\)");
+    private static final Pattern L1 = Pattern.compile("L1h=(\\d+), rid=(\\d+)\\) -> \\(ports=\\[([0-9, ]*)\\]");
+
+    // the switch's multicast groups: per group, its nodes as (rid, port, handle)
+    private Map<Integer, List<int[]>> held(int port) throws IOException {
+        Map<Integer, List<int[]>> out = new HashMap<>();
+        List<int[]> cur = null;
+        for (String line : cli.run(port, List.of("mc_dump")).get(0).split("\n")) {
+            Matcher g = MGRP.matcher(line);
+            if (g.find()) {
+                cur = new ArrayList<>();
+                out.put(Integer.parseInt(g.group(1)), cur);
+                continue;
+            }
+            Matcher n = L1.matcher(line);
+            if (n.find() && cur != null) {
+                for (String p : n.group(3).split(",")) {
+                    if (!p.isBlank()) {
+                        cur.add(new int[]{Integer.parseInt(n.group(2)), Integer.parseInt(p.trim()),
+                                Integer.parseInt(n.group(1))});
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean same(List<int[]> there, List<int[]> want) {
+        List<String> a = new ArrayList<>();
+        there.forEach(n -> a.add(n[0] + "/" + n[1]));
+        List<String> b = new ArrayList<>();
+        want.forEach(r -> b.add(r[0] + "/" + r[1]));
+        a.sort(null);
+        b.sort(null);
+        return a.equals(b);
+    }
+
     @Override
     public void addGroup(GroupDescription desc) {
         int id = Objects.requireNonNull(desc.givenGroupId(), "a multicast group needs its id");
@@ -152,6 +206,27 @@ public class Bmv2GroupService extends GroupServiceAdapter {
                 log.warn("{} refused multicast group {}: {}", desc.deviceId(), id, error);
                 group.setState(Group.GroupState.PENDING_ADD);
                 listeners.process(new GroupEvent(GroupEvent.Type.GROUP_ADD_FAILED, group));
+            }
+        });
+    }
+
+    /**
+     * A switch came back with its replication engine empty: its multicast groups are written again, as ONOS's
+     * group audit adds the groups a device lacks.
+     *
+     * @param device the switch
+     */
+    public void reinstall(DeviceId device) {
+        executor.execute(() -> {
+            Map<Integer, List<Integer>> mine = nodes.get(device);
+            if (mine != null) {
+                mine.clear();
+            }
+            for (DefaultGroup g : groups.getOrDefault(device, Map.of()).values()) {
+                String error = write(device, g.id().id(), g.buckets(), true);
+                if (error != null) {
+                    log.warn("{} back: multicast group {} not written again: {}", device, g.id().id(), error);
+                }
             }
         });
     }

@@ -36,8 +36,8 @@ import static org.onlab.util.Tools.groupedThreads;
  * components as the Open vSwitch lab plus the P4 fabric's ({@code P4FabricManager}), every switch bound to the
  * mcast4ai pipeconf, and ONOS's flow rule and group services standing in over BMv2's runtime
  * ({@link Bmv2FlowRuleService}, {@link Bmv2GroupService}): the app's own PI entries and multicast groups, written
- * and acknowledged as ONOS's P4Runtime driver would. The fabric is taken as described (every switch, link and
- * host up).
+ * and acknowledged as ONOS's P4Runtime driver would. What of the fabric exists is read from the lab
+ * ({@link Bmv2TopologyWatcher}): switches, links and hosts fail and come back.
  */
 public final class P4Lab implements AutoCloseable {
     /** The components: the Open vSwitch lab's and the P4 fabric's static state. */
@@ -58,6 +58,7 @@ public final class P4Lab implements AutoCloseable {
     private final PersistentStorageService storage;
     private final Bmv2Cli cli = new Bmv2Cli();
     private RestServer rest;
+    private final Bmv2TopologyWatcher watcher;
 
     private P4Lab(LabFabric fabric, Map<DeviceId, Integer> thrift, Lab.Settings settings) throws IOException {
         LabTopology topology = new LabTopology(fabric, LabTopology.State.full(fabric));
@@ -65,6 +66,11 @@ public final class P4Lab implements AutoCloseable {
         flows = new Bmv2FlowRuleService(thrift, P4InfoOrder.pipeconf(), cli, writer);
         groups = new Bmv2GroupService(thrift, cli, writer);
         storage = settings.stateFile == null ? null : new PersistentStorageService(settings.stateFile);
+        // a switch back is empty: the stores' stand-ins put back what they hold before ONOS's events go out
+        watcher = new Bmv2TopologyWatcher(topology, thrift, d -> {
+            groups.reinstall(d);
+            flows.reinstall(d);
+        }, d -> cli.drop(thrift.get(d)));
         registry.register(CoreService.class, new LabCoreService())
                 .register(StorageService.class, storage != null ? storage : new TestStorageService())
                 .register(DeviceService.class, new LabDeviceService(topology))
@@ -126,6 +132,7 @@ public final class P4Lab implements AutoCloseable {
             settings.managerConfig.forEach((k, v) -> lab.host.configure(Lab.MANAGER, k, v));
             lab.host.activate(COMPONENTS);
             String h = settings.bind.contains(":") ? "[" + settings.bind + "]" : settings.bind;
+            lab.watcher.start();
             lab.rest = RestServer.start(Lab.REST_APPLICATION, URI.create("http://" + h + ":" + port
                     + "/onos/mcast4ai/"), lab.registry, realm);
         } catch (RuntimeException e) {
@@ -148,6 +155,7 @@ public final class P4Lab implements AutoCloseable {
     /** Stops serving and deactivates the components; the switches keep what they hold. */
     @Override
     public void close() {
+        watcher.close();
         if (rest != null) {
             rest.close();
         }

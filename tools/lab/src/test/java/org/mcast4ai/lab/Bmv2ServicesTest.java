@@ -101,6 +101,7 @@ class Bmv2ServicesTest {
                 sw.commands.get(0), "the port, the group as ::ffff:239.77.0.1; leaves 0 and 3, two own slots");
         FlowEntry e = s.getFlowEntries(LEAF).iterator().next();
         assertEquals(FlowEntry.FlowEntryState.ADDED, e.state());
+        assertEquals(FlowEntry.FlowEntryState.ADDED, s.getFlowEntry(r).state(), "looked up by rule too");
         assertEquals("ok", apply(s, FlowRuleOperations.builder().remove(r)).get());
         assertEquals("table_delete McastIngress.sender 0", sw.commands.get(1));
         assertTrue(!s.getFlowEntries(LEAF).iterator().hasNext(), "nothing listed once removed");

@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""Faults on the P4 lab: a BITMAP group carries a numbered stream while a link or a switch fails, then comes back.
+
+  p4faults.py --fabric tools/lab/out/fabric.json --rest http://127.0.0.1:8181/onos/mcast4ai [--results FILE]
+
+Run by tools/lab/faults --p4 with a P4 lab and its runner up. One group from the first host to one host of
+every other leaf and the other hosts of its own leaf. Per scenario: a stream of numbered RoCEv2 packets from the
+source during which the fault is made; then, once the group has settled, a check that every receiver the fabric
+still reaches gets every packet once (and that the group lists the others); then the repair, and the same check.
+Per receiver it records what the stream lost, duplicates, strays (copies at hosts outside the group) and the
+longest gap in its stream (the reroute time). Ends with one line
+`faults: switches=p4 scenarios=S passed=P duplicates=D strays=T silent=Q max_reroute_ms=M`, silent counting the
+checks where the group said INSTALLED while a receiver missed packets.
+"""
+
+import argparse
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "traffic"))
+import capture  # noqa: E402
+import roce  # noqa: E402
+import sender  # noqa: E402
+
+AUTH = "Basic " + base64.b64encode(b"onos:rocks").decode()
+GAP_US = 4000
+STREAM = 400
+
+
+def rest(base, method, path, body=None):
+    req = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Authorization": AUTH, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            data = r.read()
+            return r.status, json.loads(data) if data else None
+    except urllib.error.HTTPError as e:
+        return e.code, None
+
+
+def fabric_cmd(fabric_file, *args):
+    p = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "p4fabric.py")] + list(args)
+                       + ["--fabric", fabric_file], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("p4fabric %s: %s" % (" ".join(args), p.stderr.strip()))
+
+
+def settled(base, gid, deadline_s=60):
+    """Waits until the group is INSTALLED or DEGRADED for a second (its reconcile done); returns it."""
+    t_end = time.monotonic() + deadline_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < t_end:
+        code, g = rest(base, "GET", "/groups/%d" % gid)
+        key = (g["state"], g.get("version"), tuple(sorted(u["host"] for u in g.get("unreachable", [])))) if g else None
+        if key != last:
+            last, since = key, time.monotonic()
+        elif g and g["state"] in ("INSTALLED", "DEGRADED") and time.monotonic() - since >= 1.0:
+            return g
+        time.sleep(0.1)
+    return g
+
+
+def stream(fabric, src, group, members, count, gap_us, during=None):
+    """Sends `count` numbered packets; `during` runs a third of the way in. Per host: received PSNs."""
+    with capture.Capture(fabric["hosts"], group) as cap:
+        result = {}
+
+        def send():
+            result["sent"] = sender.send(src["ns"], src["iface"], group, count, 0x12, None, "ud", gap_us,
+                                         src_ip=src["ip"])
+        t = threading.Thread(target=send)
+        t.start()
+        if during:
+            time.sleep(count * gap_us / 1e6 / 3)
+            during()
+        while t.is_alive():
+            cap.poll(0.02)
+        t.join()
+        t_end = time.monotonic() + 1.0
+        while time.monotonic() < t_end:
+            cap.poll(0.05)
+        sent = result["sent"]["psns"]
+        index = {p: i for i, p in enumerate(sent)}
+        out = {}
+        for name, hc in cap.hosts.items():
+            got = [index[p] for p in hc.psns if p in index]
+            distinct = sorted(set(got))
+            gap = 0
+            prev = -1
+            for i in distinct + [count]:
+                gap = max(gap, i - prev - 1)
+                prev = i
+            out[name] = {"received": len(got), "distinct": len(distinct), "duplicates": len(got) - len(distinct),
+                         "missing": count - len(distinct), "gapMs": round(gap * gap_us / 1000.0, 1),
+                         "member": name in members}
+        return out
+
+
+def judge(name, phase, res, members, reachable, group_state):
+    """One check: the reachable members got everything once, nobody else anything."""
+    dup = sum(r["duplicates"] for r in res.values())
+    strays = sum(r["received"] for n, r in res.items() if n not in members)
+    missing = {n: res[n]["missing"] for n in members if n in reachable and res[n]["missing"]}
+    ok = dup == 0 and strays == 0 and not missing
+    silent = group_state == "INSTALLED" and bool(missing)
+    print("faults: %-22s %-8s %s duplicates=%d strays=%d missing=%s state=%s" % (
+        name, phase, "ok  " if ok else "FAIL", dup, strays, json.dumps(missing), group_state), flush=True)
+    return ok, dup, strays, silent
+
+
+class Runner:
+    """The lab runner (the controller): started, and restarted with its store kept, by the faults."""
+
+    def __init__(self, cmd, log):
+        self.cmd, self.log, self.p = cmd, log, None
+
+    def start(self):
+        f = open(self.log, "a")
+        self.p = subprocess.Popen(self.cmd, stdout=f, stderr=subprocess.STDOUT)
+        t_end = time.monotonic() + 120
+        while time.monotonic() < t_end:
+            with open(self.log) as g:
+                if g.read().count("lab-runner: ready") > self.ready:
+                    self.ready += 1
+                    return
+            if self.p.poll() is not None:
+                raise RuntimeError("the lab runner exited (see %s)" % self.log)
+            time.sleep(0.1)
+        raise RuntimeError("the lab runner was not ready in 120 s")
+
+    ready = 0
+
+    def stop(self):
+        if self.p and self.p.poll() is None:
+            self.p.terminate()
+            try:
+                self.p.wait(20)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fabric", required=True)
+    ap.add_argument("--rest", required=True)
+    ap.add_argument("--runner", required=True, help="the lab runner's command (with --state, so a restart keeps "
+                                                     "the groups)")
+    ap.add_argument("--runner-log", required=True)
+    ap.add_argument("--results", default=None)
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--links", action="store_true", help="also cut links (needs tc netem)")
+    a = ap.parse_args()
+    runner = Runner(a.runner.split(), a.runner_log)
+    # a runner left behind would go on writing to the next lab's switches
+    signal.signal(signal.SIGTERM, lambda *x: sys.exit(143))
+    runner.start()
+    try:
+        return run(a, runner)
+    finally:
+        runner.stop()
+
+
+def run(a, runner):
+    fabric = capture.load_fabric(a.fabric)
+    roce.preload()
+    hosts = fabric["hosts"]
+    src = hosts[0]
+    by_leaf = {}
+    for h in hosts:
+        by_leaf.setdefault(h["deviceId"], []).append(h)
+    members = [h["name"] for h in by_leaf[src["deviceId"]][1:]]
+    for dev, hs in by_leaf.items():
+        if dev != src["deviceId"]:
+            members.append(hs[0]["name"])
+    ip = {h["name"]: h["ip"] for h in hosts}
+    code, g = rest(a.rest, "POST", "/groups", {
+        "tenant": "faults", "name": "p4-faults", "jobId": "faults", "source": {"host": src["ip"]},
+        "receivers": [{"host": ip[m]} for m in members], "mode": "BITMAP"})
+    if code not in (200, 201):
+        print("faults: POST /groups -> %s" % code, file=sys.stderr)
+        return 2
+    gid, group = g["id"], g["address"]
+    g = settled(a.rest, gid, 240)
+    print("faults: group %d %s to %d receivers: %s" % (gid, group, len(members), g["state"]), flush=True)
+    leaf = {h["name"]: h["deviceId"].split(":")[-1] for h in hosts}
+    r_leaf = leaf[members[-1]]
+    s_leaf = leaf[src["name"]]
+    # link cuts need a port that drops every frame while staying up (BMv2 stalls when one of its interfaces goes
+    # down, and this kernel has no netem): --links runs them once the lab has such a cut
+    links = [
+        ("spine link", ("fail-link", r_leaf, "spine1"), ("restore-link", r_leaf, "spine1"), None),
+        ("source leaf uplink", ("fail-link", s_leaf, "spine1"), ("restore-link", s_leaf, "spine1"), None),
+    ] if a.links else []
+    scenarios = links + [
+        ("spine switch", ("fail-switch", "spine1"), ("restore-switch", "spine1"), None),
+        ("receiver leaf switch", ("fail-switch", r_leaf), ("restore-switch", r_leaf), members[-1]),
+        ("controller restart", runner.restart, None, None),
+    ]
+    report = []
+    passed = dups = strays = silent = 0
+    max_gap = 0.0
+    checks = 0
+    for name, fail, repair, lost in scenarios:
+        everyone = set(members)
+        reachable = everyone - ({lost} if lost else set())
+        res = stream(fabric, src, group, everyone, STREAM, GAP_US,
+                     fail if callable(fail) else lambda: fabric_cmd(a.fabric, *fail))
+        during_dup = sum(r["duplicates"] for r in res.values())
+        during_strays = sum(r["received"] for n, r in res.items() if n not in everyone)
+        gap = max(res[m]["gapMs"] for m in reachable)
+        max_gap = max(max_gap, gap)
+        print("faults: %-22s stream   loss=%s duplicates=%d strays=%d longest_gap_ms=%.1f" % (
+            name, json.dumps({m: res[m]["missing"] for m in members if res[m]["missing"]}), during_dup,
+            during_strays, gap), flush=True)
+        g = settled(a.rest, gid)
+        after = stream(fabric, src, group, everyone, a.count, 2000)
+        ok1, d1, s1, q1 = judge(name, "failed", after, everyone, reachable, g["state"])
+        unreach = {u["host"] for u in g.get("unreachable", [])}
+        listed = (not lost) or ip[lost] in unreach
+        if not listed:
+            print("faults: %-22s the group does not list %s as unreachable" % (name, lost), flush=True)
+        if repair:
+            fabric_cmd(a.fabric, *repair)
+        g2 = settled(a.rest, gid, 120)
+        back = stream(fabric, src, group, everyone, a.count, 2000)
+        ok2, d2, s2, q2 = judge(name, "repaired", back, everyone, everyone, g2["state"])
+        ok = ok1 and ok2 and listed and during_dup == 0 and during_strays == 0 and g2["state"] == "INSTALLED"
+        passed += ok
+        dups += during_dup + d1 + d2
+        strays += during_strays + s1 + s2
+        silent += q1 + q2
+        checks += 1
+        report.append({"scenario": name, "stream": res, "failed": after, "repaired": back, "passed": ok,
+                       "stateFailed": g["state"], "stateRepaired": g2["state"]})
+    rest(a.rest, "DELETE", "/groups/%d" % gid)
+    if a.results:
+        with open(a.results, "w") as f:
+            json.dump(report, f, indent=1)
+    print("faults: switches=p4 scenarios=%d passed=%d duplicates=%d strays=%d silent=%d max_reroute_ms=%d"
+          % (checks, passed, dups, strays, silent, round(max_gap)))
+    return 0 if passed == checks and dups == 0 and strays == 0 and silent == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

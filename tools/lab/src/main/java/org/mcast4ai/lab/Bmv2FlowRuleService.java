@@ -1,6 +1,5 @@
 package org.mcast4ai.lab;
 
-import com.google.common.collect.ImmutableList;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -374,13 +373,5 @@ public class Bmv2FlowRuleService extends FlowRuleServiceAdapter {
             b.remove(r);
         }
         apply(b.build());
-    }
-
-    /** @return the entries per device, for the lab's report */
-    public Map<DeviceId, Integer> counts() {
-        Map<DeviceId, Integer> out = new LinkedHashMap<>();
-        thrift.keySet().forEach(d -> out.put(d, tables.getOrDefault(d, Map.of()).size()));
-        return ImmutableList.copyOf(out.entrySet()).stream().collect(java.util.stream.Collectors.toMap(
-                Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new));
     }
 }

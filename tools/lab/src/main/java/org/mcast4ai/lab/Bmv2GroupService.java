@@ -47,8 +47,6 @@ public class Bmv2GroupService extends GroupServiceAdapter {
     private final Bmv2Cli cli;
     private final Executor executor;
     private final Map<DeviceId, Map<GroupKey, DefaultGroup>> groups = new ConcurrentHashMap<>();
-    // per device and multicast group, the node handles its replicas hold
-    private final Map<DeviceId, Map<Integer, List<Integer>>> nodes = new ConcurrentHashMap<>();
     private final ListenerRegistry<GroupEvent, GroupListener> listeners = new ListenerRegistry<>();
 
     /**
@@ -82,12 +80,11 @@ public class Bmv2GroupService extends GroupServiceAdapter {
     }
 
     // writes a multicast group's replicas (after removing the ones it had); returns the error, or null
-    private String write(DeviceId device, int mgrp, GroupBuckets buckets, boolean create) {
+    private String write(DeviceId device, int mgrp, GroupBuckets buckets) {
         Integer port = thrift.get(device);
         if (port == null) {
             return "device " + device + " is not a switch of the P4 lab";
         }
-        Map<Integer, List<Integer>> mine = nodes.computeIfAbsent(device, d -> new ConcurrentHashMap<>());
         try {
             List<int[]> reps = buckets == null ? List.of() : replicas(buckets);
             List<String> clear = new ArrayList<>();
@@ -95,14 +92,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
             // switch holds from before the runner started (a controller restart), is seen as it is; a group whose
             // replicas are the ones asked for is kept, as ONOS reconciles a device's groups on connect
             List<int[]> there = held(port).get(mgrp);
-            if (there != null && buckets != null && same(there, reps)) {
-                List<Integer> handles = new ArrayList<>();
-                there.forEach(n -> handles.add(n[2]));
-                mine.put(mgrp, handles);
-                return null;
-            }
-            if (there == null && buckets == null) {
-                mine.remove(mgrp);
+            if (there != null && buckets != null && same(there, reps) || there == null && buckets == null) {
                 return null;
             }
             if (there == null) {
@@ -133,7 +123,6 @@ public class Bmv2GroupService extends GroupServiceAdapter {
                     handles.add(Integer.parseInt(m.group(1)));
                 }
             }
-            mine.put(mgrp, handles);
             if (!handles.isEmpty()) {
                 List<String> link = new ArrayList<>();
                 handles.forEach(h -> link.add("mc_node_associate " + mgrp + " " + h));
@@ -196,8 +185,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         group.setState(Group.GroupState.PENDING_ADD);
         groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).putIfAbsent(desc.appCookie(), group);
         executor.execute(() -> {
-            boolean known = nodes.getOrDefault(desc.deviceId(), Map.of()).containsKey(id);
-            String error = write(desc.deviceId(), id, desc.buckets(), !known);
+            String error = write(desc.deviceId(), id, desc.buckets());
             if (error == null) {
                 group.setState(Group.GroupState.ADDED);
                 groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
@@ -218,12 +206,8 @@ public class Bmv2GroupService extends GroupServiceAdapter {
      */
     public void reinstall(DeviceId device) {
         executor.execute(() -> {
-            Map<Integer, List<Integer>> mine = nodes.get(device);
-            if (mine != null) {
-                mine.clear();
-            }
             for (DefaultGroup g : groups.getOrDefault(device, Map.of()).values()) {
-                String error = write(device, g.id().id(), g.buckets(), true);
+                String error = write(device, g.id().id(), g.buckets());
                 if (error != null) {
                     log.warn("{} back: multicast group {} not written again: {}", device, g.id().id(), error);
                 }
@@ -248,7 +232,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
             GroupKey key = newCookie != null ? newCookie : oldCookie;
             DefaultGroup updated = new DefaultGroup(old.id(), new DefaultGroupDescription(deviceId, old.type(),
                     buckets, key, old.id().id(), old.appId()));
-            String error = write(deviceId, old.id().id(), buckets, false);
+            String error = write(deviceId, old.id().id(), buckets);
             if (error == null) {
                 updated.setState(Group.GroupState.ADDED);
                 groups.get(deviceId).remove(oldCookie);
@@ -269,7 +253,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
                 return;
             }
             int mgrp = old.id().id();
-            String error = write(deviceId, mgrp, null, false);
+            String error = write(deviceId, mgrp, null);
             if (error == null) {
                 try {
                     String e = Bmv2Cli.error(cli.run(thrift.get(deviceId), List.of("mc_mgrp_destroy " + mgrp)).get(0));
@@ -279,7 +263,6 @@ public class Bmv2GroupService extends GroupServiceAdapter {
                 }
             }
             if (error == null) {
-                nodes.get(deviceId).remove(mgrp);
                 groups.get(deviceId).remove(appCookie);
                 old.setState(Group.GroupState.PENDING_DELETE);
                 listeners.process(new GroupEvent(GroupEvent.Type.GROUP_REMOVED, old));

@@ -6,11 +6,13 @@
 Run by tools/lab/faults --p4 with a P4 lab and its runner up. One group from the first host to one host of
 every other leaf and the other hosts of its own leaf. Per scenario: a stream of numbered RoCEv2 packets from the
 source during which the fault is made; then, once the group has settled, a check that every receiver the fabric
-still reaches gets every packet once (and that the group lists the others); then the repair, and the same check.
-Per receiver it records what the stream lost, duplicates, strays (copies at hosts outside the group) and the
-longest gap in its stream (the reroute time). Ends with one line
-`faults: switches=p4 scenarios=S passed=P duplicates=D strays=T silent=Q max_reroute_ms=M`, silent counting the
-checks where the group said INSTALLED while a receiver missed packets.
+still reaches gets every packet once (and that the group lists the others); then the repair during a second
+stream, which the receivers reached all along must get whole while the switch comes back empty and is taken into
+use again (the P4 fabric's status says when), and the same check. Per receiver it records what the streams lost,
+duplicates, strays (copies at hosts outside the group) and the longest gap in its stream (the reroute time). Ends
+with one line `faults: switches=p4 scenarios=S passed=P duplicates=D strays=T silent=Q max_reroute_ms=M
+max_rejoin_ms=J`, silent counting the checks where the group said INSTALLED while a receiver missed packets, J the
+longest time from a switch's return to its use by the others.
 """
 
 import argparse
@@ -33,6 +35,11 @@ import sender  # noqa: E402
 AUTH = "Basic " + base64.b64encode(b"onos:rocks").decode()
 GAP_US = 4000
 STREAM = 400
+# long enough (12 s) to cover a switch's restart, its state written and acknowledged, and the others taking it
+# back; slow enough for BMv2, whose pipeline (about 700 tables a pass) takes a few hundred passes a second: a spine
+# that carries all of a sustained 250 packets/s alone falls behind after a few seconds and drops
+REPAIR_STREAM = 480
+REPAIR_GAP_US = 25000
 
 
 def rest(base, method, path, body=None):
@@ -51,6 +58,19 @@ def fabric_cmd(fabric_file, *args):
                        + ["--fabric", fabric_file], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("p4fabric %s: %s" % (" ".join(args), p.stderr.strip()))
+
+
+def in_place(base, switch, deadline_s=120):
+    """Waits until the P4 fabric's static state is in place with `switch` in it: listed, acknowledged, and used by
+    the others (not joining). Returns the seconds it took, or None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < deadline_s:
+        code, st = rest(base, "GET", "/p4-fabric")
+        if code == 200 and st["problem"] is None and not st["unacknowledged"] and not st["joining"] \
+                and any(s.endswith(":" + switch) or s == switch for s in st["switches"]):
+            return time.monotonic() - t0
+        time.sleep(0.05)
+    return None
 
 
 def settled(base, gid, deadline_s=60):
@@ -78,10 +98,15 @@ def stream(fabric, src, group, members, count, gap_us, during=None):
                                          src_ip=src["ip"])
         t = threading.Thread(target=send)
         t.start()
+        d = None
         if during:
-            time.sleep(count * gap_us / 1e6 / 3)
-            during()
-        while t.is_alive():
+            # beside the capture, which keeps reading while the fault (or the repair) takes its time
+            def fault():
+                time.sleep(count * gap_us / 1e6 / 3)
+                during()
+            d = threading.Thread(target=fault)
+            d.start()
+        while t.is_alive() or (d and d.is_alive()):
             cap.poll(0.02)
         t.join()
         t_end = time.monotonic() + 1.0
@@ -211,6 +236,7 @@ def run(a, runner):
     report = []
     passed = dups = strays = silent = 0
     max_gap = 0.0
+    rejoin = 0.0
     checks = 0
     for name, fail, repair, lost in scenarios:
         everyone = set(members)
@@ -231,25 +257,44 @@ def run(a, runner):
         listed = (not lost) or ip[lost] in unreach
         if not listed:
             print("faults: %-22s the group does not list %s as unreachable" % (name, lost), flush=True)
+        ok3, mending = True, None
         if repair:
-            fabric_cmd(a.fabric, *repair)
+            # the repair during a stream: the receivers the fabric reached all along must lose nothing while the
+            # switch comes back (with empty tables) and is taken into use again
+            took = {}
+
+            def mend():
+                fabric_cmd(a.fabric, *repair)
+                took["s"] = in_place(a.rest, repair[1])
+            mending = stream(fabric, src, group, everyone, REPAIR_STREAM, REPAIR_GAP_US, mend)
+            ok3, d3, s3, _ = judge(name, "repair", mending, everyone, reachable, "INSTALLED")
+            if took.get("s") is None:
+                print("faults: %-22s the P4 static state was not in place with %s again within 120 s"
+                      % (name, repair[1]), flush=True)
+                ok3 = False
+            else:
+                rejoin = max(rejoin, took["s"])
+                print("faults: %-22s %s in use again %.2f s after it came back" % (name, repair[1], took["s"]),
+                      flush=True)
+            dups += d3
+            strays += s3
         g2 = settled(a.rest, gid, 120)
         back = stream(fabric, src, group, everyone, a.count, 2000)
         ok2, d2, s2, q2 = judge(name, "repaired", back, everyone, everyone, g2["state"])
-        ok = ok1 and ok2 and listed and during_dup == 0 and during_strays == 0 and g2["state"] == "INSTALLED"
+        ok = ok1 and ok2 and ok3 and listed and during_dup == 0 and during_strays == 0 and g2["state"] == "INSTALLED"
         passed += ok
         dups += during_dup + d1 + d2
         strays += during_strays + s1 + s2
         silent += q1 + q2
         checks += 1
-        report.append({"scenario": name, "stream": res, "failed": after, "repaired": back, "passed": ok,
+        report.append({"scenario": name, "stream": res, "failed": after, "repair": mending, "repaired": back, "passed": ok,
                        "stateFailed": g["state"], "stateRepaired": g2["state"]})
     rest(a.rest, "DELETE", "/groups/%d" % gid)
     if a.results:
         with open(a.results, "w") as f:
             json.dump(report, f, indent=1)
-    print("faults: switches=p4 scenarios=%d passed=%d duplicates=%d strays=%d silent=%d max_reroute_ms=%d"
-          % (checks, passed, dups, strays, silent, round(max_gap)))
+    print("faults: switches=p4 scenarios=%d passed=%d duplicates=%d strays=%d silent=%d max_reroute_ms=%d "
+          "max_rejoin_ms=%d" % (checks, passed, dups, strays, silent, round(max_gap), round(rejoin * 1000)))
     return 0 if passed == checks and dups == 0 and strays == 0 and silent == 0 else 1
 
 

@@ -18,6 +18,7 @@ public final class P4FabricStatus {
     private final int groupsWritten;
     private final String problem;
     private final List<String> unacknowledged;
+    private final List<String> joining;
 
     /**
      * @param writer        true if this instance writes the static state (the others only watch)
@@ -47,7 +48,28 @@ public final class P4FabricStatus {
      */
     public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
                           int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged) {
+        this(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten, problem,
+                unacknowledged, List.of());
+    }
+
+    /**
+     * @param writer         true if this instance writes the static state (the others only watch)
+     * @param switches       available switches bound to the pipeconf, by device id
+     * @param runs           runs since the app started
+     * @param lastRunMillis  wall-clock time of the last run, 0 before the first
+     * @param rulesWritten   table entries the last run added or replaced
+     * @param rulesRemoved   table entries the last run removed
+     * @param groupsWritten  multicast groups the last run added or changed
+     * @param problem        why the last run could not program the switches; null if it could
+     * @param unacknowledged the switches that have not acknowledged their static state yet (groups wait for them)
+     * @param joining        the switches back after a failure that the others do not forward through until they
+     *                       acknowledged their own state
+     */
+    public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
+                          int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged,
+                          List<String> joining) {
         this.unacknowledged = List.copyOf(unacknowledged);
+        this.joining = List.copyOf(joining);
         this.writer = writer;
         this.switches = List.copyOf(switches);
         this.runs = runs;
@@ -98,6 +120,14 @@ public final class P4FabricStatus {
         return unacknowledged;
     }
 
+    /**
+     * @return the switches back after a failure that the others do not forward through yet: they wait for its
+     *         acknowledgement of its own state (a switch back with empty tables would drop what reaches it)
+     */
+    public List<String> joining() {
+        return joining;
+    }
+
     /** @return why the last run could not program the switches, or null */
     public String problem() {
         return problem;
@@ -112,19 +142,21 @@ public final class P4FabricStatus {
         return s.writer == writer && s.switches.equals(switches) && s.runs == runs
                 && s.lastRunMillis == lastRunMillis && s.rulesWritten == rulesWritten
                 && s.rulesRemoved == rulesRemoved && s.groupsWritten == groupsWritten
-                && Objects.equals(s.problem, problem);
+                && Objects.equals(s.problem, problem) && s.unacknowledged.equals(unacknowledged)
+                && s.joining.equals(joining);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten,
-                problem);
+                problem, unacknowledged, joining);
     }
 
     @Override
     public String toString() {
         return "writer=" + writer + " switches=" + switches.size() + " runs=" + runs + " rulesWritten="
                 + rulesWritten + " rulesRemoved=" + rulesRemoved + " groupsWritten=" + groupsWritten
+                + " unacknowledged=" + unacknowledged + " joining=" + joining
                 + " problem=" + (problem == null ? "none" : problem);
     }
 }

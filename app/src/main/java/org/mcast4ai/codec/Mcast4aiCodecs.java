@@ -21,7 +21,8 @@ public final class Mcast4aiCodecs {
     public static final List<Class<?>> CLASSES = List.of(
             P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class,
             GroupBitmap.class, BitmapPlan.class, org.mcast4ai.api.StampPlan.class,
-            org.mcast4ai.api.AggregationContext.class, org.mcast4ai.api.AggregationReport.class);
+            org.mcast4ai.api.AggregationContext.class, org.mcast4ai.api.AggregationReport.class,
+            org.mcast4ai.api.P4FabricStatus.class);
 
     private Mcast4aiCodecs() {
     }
@@ -42,6 +43,7 @@ public final class Mcast4aiCodecs {
         codecService.registerCodec(org.mcast4ai.api.StampPlan.class, new StampPlanCodec());
         codecService.registerCodec(org.mcast4ai.api.AggregationContext.class, new AggregationContextCodec());
         codecService.registerCodec(org.mcast4ai.api.AggregationReport.class, new AggregationReportCodec());
+        codecService.registerCodec(org.mcast4ai.api.P4FabricStatus.class, new P4FabricStatusCodec());
     }
 
     /**

@@ -1,12 +1,11 @@
 package org.mcast4ai.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.mcast4ai.api.P4FabricService;
 import org.mcast4ai.api.P4FabricStatus;
+import org.mcast4ai.codec.P4FabricStatusCodec;
 
 import java.time.Instant;
 
@@ -25,23 +24,7 @@ public class P4FabricCommand extends Mcast4aiCommand {
         access().checkReadsAll();
         P4FabricStatus s = p4Fabric.status();
         if (outputJson()) {
-            ObjectNode n = new ObjectMapper().createObjectNode();
-            n.put("writer", s.writer());
-            n.putArray("switches").addAll(s.switches().stream().map(n::textNode)
-                    .collect(java.util.stream.Collectors.toList()));
-            n.put("runs", s.runs());
-            n.put("lastRunMillis", s.lastRunMillis());
-            n.put("rulesWritten", s.rulesWritten());
-            n.put("rulesRemoved", s.rulesRemoved());
-            n.put("groupsWritten", s.groupsWritten());
-            n.putArray("unacknowledged").addAll(s.unacknowledged().stream().map(n::textNode)
-                    .collect(java.util.stream.Collectors.toList()));
-            if (s.problem() == null) {
-                n.putNull("problem");
-            } else {
-                n.put("problem", s.problem());
-            }
-            print("%s", n);
+            print("%s", P4FabricStatusCodec.encode(s));
             return;
         }
         print("switches=%d writer=%s runs=%d last=%s wrote rules=%d removed=%d groups=%d", s.switches().size(),
@@ -51,7 +34,8 @@ public class P4FabricCommand extends Mcast4aiCommand {
             print("not programmed: %s", s.problem());
         }
         // groups with receivers behind a switch that has not answered wait for it
-        s.switches().forEach(d -> print("  %s%s", d, s.unacknowledged().contains(d)
-                ? "  static state not acknowledged yet" : ""));
+        s.switches().forEach(d -> print("  %s%s%s", d, s.unacknowledged().contains(d)
+                ? "  static state not acknowledged yet" : "", s.joining().contains(d)
+                ? "  back: the others forward through it once it acknowledged" : ""));
     }
 }

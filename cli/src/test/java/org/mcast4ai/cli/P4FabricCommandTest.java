@@ -43,6 +43,19 @@ class P4FabricCommandTest extends CommandTestBase {
     }
 
     @Test
+    void marksASwitchThatIsBackAndNotUsedYet() throws Exception {
+        P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1", "device:spine1"), 3, 1, 6, 0, 1, null,
+                List.of("device:spine1"), List.of("device:spine1"));
+        Output text = show(s, false);
+        assertTrue(text.out.contains("  device:spine1  static state not acknowledged yet  back: the others forward "
+                + "through it once it acknowledged"), text.out);
+        assertTrue(!text.out.contains("device:leaf1  "), text.out);
+        assertEquals("device:spine1", show(s, true).json().get("joining").get(0).asText());
+        assertEquals(0, show(new P4FabricStatus(true, List.of(), 1, 1, 0, 0, 0, null), true).json().get("joining")
+                .size());
+    }
+
+    @Test
     void printsWhyTheSwitchesAreNotProgrammed() throws Exception {
         P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1"), 1, 1, 0, 0, 0,
                 "switch device:leaf1: 25 uplinks, the program holds 24");

@@ -18,7 +18,7 @@ public class Mcast4aiWebApplication extends AbstractWebApplication {
     @Override
     public Set<Class<?>> getClasses() {
         Set<Class<?>> classes = new LinkedHashSet<>(getClasses(GroupsWebResource.class, ReconcileWebResource.class,
-                AggregationWebResource.class,
+                AggregationWebResource.class, P4FabricWebResource.class,
                 GroupExceptionMapper.class, JsonProcessingExceptionMapper.class, InvalidArgumentMapper.class,
                 WebErrorMapper.class));
         // ours replace these two (same status, plus a JSON body for JAX-RS refusals); two mappers for one

@@ -77,7 +77,8 @@ class ApiDocTest extends RestTestBase {
         JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
         assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
         assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
-                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile", "/aggregation", "/aggregation/{id}"),
+                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile", "/aggregation", "/aggregation/{id}",
+                "/p4-fabric"),
                 names(doc.get("paths").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/aggregation/{id}").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
@@ -92,6 +93,15 @@ class ApiDocTest extends RestTestBase {
         RestServer.Reply r = call("GET", "reconcile", null);
         assertEquals(200, r.status, r.toString());
         JsonNode schema = schema("Reconcile");
+        assertEquals(names(schema.get("properties").fieldNames()), names(r.json().fieldNames()));
+        assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
+    }
+
+    @Test
+    void p4FabricAnswersExactlyTheFieldsOfItsSchema() throws Exception {
+        RestServer.Reply r = call("GET", "p4-fabric", null);
+        assertEquals(200, r.status, r.toString());
+        JsonNode schema = schema("P4Fabric");
         assertEquals(names(schema.get("properties").fieldNames()), names(r.json().fieldNames()));
         assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
     }

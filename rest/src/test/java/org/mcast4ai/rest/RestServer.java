@@ -64,12 +64,17 @@ final class RestServer {
         }
     }
 
+    /** What the P4 fabric service answers. */
+    volatile org.mcast4ai.api.P4FabricStatus p4Status = new org.mcast4ai.api.P4FabricStatus(false,
+            java.util.List.of(), 0, 0, 0, 0, 0, null);
+
     RestServer(P2mpGroupAdminService groups) throws Exception {
         CodecManager codecs = new CodecManager();
         codecs.activate();
         Mcast4aiCodecs.registerAll(codecs);
         setServices(new TestServiceDirectory()
                 .add(P2mpGroupAdminService.class, groups)
+                .add(org.mcast4ai.api.P4FabricService.class, (org.mcast4ai.api.P4FabricService) () -> p4Status)
                 .add(CodecService.class, codecs));
         server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"),
                 ResourceConfig.forApplication(new Mcast4aiWebApplication()).register(TestCaller.class), false);

@@ -199,6 +199,41 @@ class P4FabricManagerTest {
     }
 
     @Test
+    void aSwitchThatComesBackIsUsedByTheOthersOnlyOnceItAnswered() throws Exception {
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        fabric.deviceDown(TestFabric.spine(1));
+        Set<DeviceId> others = new HashSet<>(p4);
+        others.remove(TestFabric.spine(1));
+        Map<DeviceId, P4FabricPlanner.SwitchState> away = expected(bits, others);
+        await("the leaves routed around spine 1", () -> holds(away));
+
+        // spine 1 comes back with empty tables and does not answer yet
+        flows.autoAck(false).recording(true);
+        int before = flows.batches().size();
+        fabric.deviceUp(TestFabric.spine(1));
+        await("spine 1's state sent", () -> flows.pendingCount() > 0);
+        Thread.sleep(100);
+        manager.run();
+        assertTrue(holds(away), "the leaves keep the paths they had while spine 1 has not answered");
+        for (org.onosproject.net.flow.FlowRuleOperations ops : flows.batches().subList(before,
+                flows.batches().size())) {
+            assertEquals(Set.of(TestFabric.spine(1)), FakeFlowRuleService.devices(ops), "only spine 1 written");
+        }
+        assertEquals(Set.of(TestFabric.spine(1)), manager.unready());
+
+        // it answers: the leaves take it back
+        Map<DeviceId, P4FabricPlanner.SwitchState> whole = expected(bits, p4);
+        assertTrue(!whole.equals(away), "spine 1 changes the leaves' state");
+        await("the leaves use spine 1 again", () -> {
+            flows.ackAll();
+            return holds(whole) && manager.unready().isEmpty();
+        });
+    }
+
+    @Test
     void anInstanceThatDoesNotOwnTheStaticStateWritesNothing() throws Exception {
         mine = false;
         manager.auditMs = 60_000;

@@ -79,65 +79,84 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         return out;
     }
 
-    // writes a multicast group's replicas (after removing the ones it had); returns the error, or null
+    // Writes a multicast group's replicas (a node each: its replica number and port); returns the error, or null.
+    // Make before break, as the P4Runtime server turns a group's MODIFY into per-node changes: the nodes that stay
+    // are left alone, new ones are created and associated before the ones no longer wanted go, so the replicas
+    // kept never stop.
     private String write(DeviceId device, int mgrp, GroupBuckets buckets) {
         Integer port = thrift.get(device);
         if (port == null) {
             return "device " + device + " is not a switch of the P4 lab";
         }
         try {
-            List<int[]> reps = buckets == null ? List.of() : replicas(buckets);
-            List<String> clear = new ArrayList<>();
             // what the switch holds, not what was last written: a write that failed half way, or a group the
-            // switch holds from before the runner started (a controller restart), is seen as it is; a group whose
-            // replicas are the ones asked for is kept, as ONOS reconciles a device's groups on connect
+            // switch holds from before the runner started (a controller restart), is seen as it is
             List<int[]> there = held(port).get(mgrp);
-            if (there != null && buckets != null && same(there, reps) || there == null && buckets == null) {
+            if (there == null && buckets == null) {
                 return null;
             }
-            if (there == null) {
-                clear.add("mc_mgrp_create " + mgrp);
+            java.util.Set<String> want = new java.util.LinkedHashSet<>();
+            if (buckets != null) {
+                replicas(buckets).forEach(r -> want.add(r[0] + " " + r[1]));
             }
-            java.util.Set<Integer> old = new java.util.LinkedHashSet<>();
+            java.util.Set<String> kept = new java.util.HashSet<>();
+            List<Integer> unused = new ArrayList<>();
             if (there != null) {
-                there.forEach(n -> old.add(n[2]));
+                for (int[] n : there) {
+                    String replica = n[0] + " " + n[1];
+                    if (want.contains(replica) && kept.add(replica)) {
+                        continue;
+                    }
+                    unused.add(n[2]);
+                }
             }
-            for (int h : old) {
-                clear.add(0, "mc_node_destroy " + h);
-                clear.add(0, "mc_node_dissociate " + mgrp + " " + h);
+            List<String> creates = new ArrayList<>();
+            want.stream().filter(r -> !kept.contains(r)).forEach(r -> creates.add("mc_node_create " + r));
+            if (creates.isEmpty() && unused.isEmpty() && there != null) {
+                return null;
             }
-            List<String> make = new ArrayList<>(clear);
-            reps.forEach(r -> make.add("mc_node_create " + r[0] + " " + r[1]));
-            List<String> answers = cli.run(port, make);
+            String error = there == null ? runAll(port, List.of("mc_mgrp_create " + mgrp)) : null;
+            if (error != null) {
+                return error;
+            }
             List<Integer> handles = new ArrayList<>();
-            for (int i = 0; i < make.size(); i++) {
-                String error = Bmv2Cli.error(answers.get(i));
-                if (error != null) {
-                    return make.get(i) + ": " + error;
+            List<String> made = creates.isEmpty() ? List.of() : cli.run(port, creates);
+            for (int i = 0; i < creates.size(); i++) {
+                String e = Bmv2Cli.error(made.get(i));
+                if (e != null) {
+                    return creates.get(i) + ": " + e;
                 }
-                if (i >= clear.size()) {
-                    Matcher m = NODE.matcher(answers.get(i));
-                    if (!m.find()) {
-                        return make.get(i) + ": no node handle in " + answers.get(i).trim();
-                    }
-                    handles.add(Integer.parseInt(m.group(1)));
+                Matcher m = NODE.matcher(made.get(i));
+                if (!m.find()) {
+                    return creates.get(i) + ": no node handle in " + made.get(i).trim();
                 }
+                handles.add(Integer.parseInt(m.group(1)));
             }
-            if (!handles.isEmpty()) {
-                List<String> link = new ArrayList<>();
-                handles.forEach(h -> link.add("mc_node_associate " + mgrp + " " + h));
-                List<String> linked = cli.run(port, link);
-                for (int i = 0; i < link.size(); i++) {
-                    String error = Bmv2Cli.error(linked.get(i));
-                    if (error != null) {
-                        return link.get(i) + ": " + error;
-                    }
-                }
+            List<String> last = new ArrayList<>();
+            handles.forEach(h -> last.add("mc_node_associate " + mgrp + " " + h));
+            for (int h : new java.util.LinkedHashSet<>(unused)) {
+                last.add("mc_node_dissociate " + mgrp + " " + h);
+                last.add("mc_node_destroy " + h);
             }
-            return null;
+            return runAll(port, last);
         } catch (IOException e) {
             return e.getMessage();
         }
+    }
+
+    // runs commands in order; the first error, or null
+    private String runAll(int port, List<String> commands) throws IOException {
+        if (commands.isEmpty()) {
+            return null;
+        }
+        List<String> answers = cli.run(port, commands);
+        for (int i = 0; i < commands.size(); i++) {
+            String error = Bmv2Cli.error(answers.get(i));
+            if (error != null) {
+                return commands.get(i) + ": " + error;
+            }
+        }
+        return null;
     }
 
     private static final Pattern MGRP = Pattern.compile("mgrp\\((\\d+)\\)");
@@ -165,16 +184,6 @@ public class Bmv2GroupService extends GroupServiceAdapter {
             }
         }
         return out;
-    }
-
-    private static boolean same(List<int[]> there, List<int[]> want) {
-        List<String> a = new ArrayList<>();
-        there.forEach(n -> a.add(n[0] + "/" + n[1]));
-        List<String> b = new ArrayList<>();
-        want.forEach(r -> b.add(r[0] + "/" + r[1]));
-        a.sort(null);
-        b.sort(null);
-        return a.equals(b);
     }
 
     @Override

@@ -5,8 +5,9 @@ Called by tools/lab/fabric with --p4.
   down [--fabric FILE]
   fail-link A B | restore-link A B | fail-switch S | restore-switch S      [--fabric FILE]
 
-A link fails as both its veths drop every frame (tc netem) and say so in their alias (BMv2 stalls when one of its
-interfaces goes down); a switch fails as its simple_switch process is killed, and comes back as a
+A link fails as both its veths drop every frame they send (ebpf/loss.c's cut, a TC program: the kernel here has no
+netem) and say so in their alias (BMv2 stalls when one of its interfaces goes down, which no switch does when a
+cable is cut); a switch fails as its simple_switch process is killed, and comes back as a
 new process on the same ports with every table empty (a switch restarted, or replaced).
 
 The same fabric description as the Open vSwitch lab (topology.py), with P4 device ids (device:<name>) and, per
@@ -28,12 +29,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402
 import topology  # noqa: E402
+import loss  # noqa: E402
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(LAB_DIR))
 RUN_DIR = os.path.join(LAB_DIR, "out", "p4")
 THRIFT_BASE = 9090
 PORT_DOWN = "mcast4ai-port-down"
+# the link cuts' TC program, shared by the fail-link and restore-link commands (each a process of its own)
+CUT_PIN = "/sys/fs/bpf/mcast4ai-p4-cut"
 
 
 def log(msg):
@@ -116,6 +120,7 @@ def down(fabric_file=None):
         except OSError:
             pass
     veths = [os.path.basename(n) for n in glob.glob("/sys/class/net/m4*")]
+    subprocess.run(["rm", "-rf", CUT_PIN], check=False)
     namespaces = sorted(os.path.basename(n) for n in glob.glob("/run/netns/" + fabric.NS_PREFIX + "*"))
     batch = "".join("link delete %s\n" % v for v in veths)
     batch += "".join("netns delete %s\n" % n for n in namespaces)
@@ -223,14 +228,15 @@ def fault(command, args, fabric_file):
     t0 = time.monotonic()
     if command in ("fail-link", "restore-link"):
         # BMv2 stops forwarding on every port once one of its interfaces goes down, which no switch does when a
-        # cable is cut: the link drops every frame both ways instead (netem), and its ports say they are down
-        # in their alias, which the lab runner reads as ONOS reads a port status
+        # cable is cut: the link drops every frame both ways instead, and its ports say they are down in their
+        # alias, which the lab runner reads as ONOS reads a port status
+        cuts = loss.Loss(CUT_PIN, keep=True)
         for i in link_ifaces(desc, *args):
             if command == "fail-link":
-                fabric.run(["tc", "qdisc", "replace", "dev", i, "root", "netem", "loss", "100%"])
+                cuts.cut(i)
                 fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, PORT_DOWN)
             else:
-                fabric.run(["tc", "qdisc", "del", "dev", i, "root"], check=False)
+                cuts.uncut(i)
                 fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, "")
     elif command == "fail-switch":
         sw = find_switch(desc, args[0])

@@ -62,8 +62,8 @@ public final class P4FabricStatus {
      * @param groupsWritten  multicast groups the last run added or changed
      * @param problem        why the last run could not program the switches; null if it could
      * @param unacknowledged the switches that have not acknowledged their static state yet (groups wait for them)
-     * @param joining        the switches back after a failure that the others do not forward through until they
-     *                       acknowledged their own state
+     * @param joining        the switches, and links as {@code a/b}, back after a failure that the others do not
+     *                       forward through until they (a link's two ends) acknowledged their state
      */
     public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
                           int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged,
@@ -121,8 +121,9 @@ public final class P4FabricStatus {
     }
 
     /**
-     * @return the switches back after a failure that the others do not forward through yet: they wait for its
-     *         acknowledgement of its own state (a switch back with empty tables would drop what reaches it)
+     * @return the switches, and links as {@code a/b}, back after a failure that the others do not forward through
+     *         yet: they wait for its (a link's two ends') acknowledgement (a switch back with empty tables, or a link
+     *         its ends do not know yet, would drop what reaches it)
      */
     public List<String> joining() {
         return joining;

@@ -37,5 +37,7 @@ public class P4FabricCommand extends Mcast4aiCommand {
         s.switches().forEach(d -> print("  %s%s%s", d, s.unacknowledged().contains(d)
                 ? "  static state not acknowledged yet" : "", s.joining().contains(d)
                 ? "  back: the others forward through it once it acknowledged" : ""));
+        s.joining().stream().filter(l -> l.contains("/")).forEach(l -> print("  link %s  back: the others forward "
+                + "through it once its ends acknowledged", l));
     }
 }

@@ -45,12 +45,14 @@ class P4FabricCommandTest extends CommandTestBase {
     @Test
     void marksASwitchThatIsBackAndNotUsedYet() throws Exception {
         P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1", "device:spine1"), 3, 1, 6, 0, 1, null,
-                List.of("device:spine1"), List.of("device:spine1"));
+                List.of("device:spine1"), List.of("device:leaf2/device:spine2", "device:spine1"));
         Output text = show(s, false);
+        assertTrue(text.out.contains("  link device:leaf2/device:spine2  back: the others forward through it once "
+                + "its ends acknowledged"), text.out);
         assertTrue(text.out.contains("  device:spine1  static state not acknowledged yet  back: the others forward "
                 + "through it once it acknowledged"), text.out);
         assertTrue(!text.out.contains("device:leaf1  "), text.out);
-        assertEquals("device:spine1", show(s, true).json().get("joining").get(0).asText());
+        assertEquals("device:spine1", show(s, true).json().get("joining").get(1).asText());
         assertEquals(0, show(new P4FabricStatus(true, List.of(), 1, 1, 0, 0, 0, null), true).json().get("joining")
                 .size());
     }

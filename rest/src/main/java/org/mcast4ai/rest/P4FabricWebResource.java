@@ -24,11 +24,11 @@ public class P4FabricWebResource extends AbstractWebResource {
     /**
      * Returns the P4 fabric loop's status on the instance that answers: the switches bound to mcast4ai's
      * pipeconf, what the last run wrote, the switches that have not acknowledged their static state
-     * ({@code unacknowledged}: groups with receivers behind them wait), the switches back after a failure that
-     * the others do not forward through until they acknowledged ({@code joining}), and why the switches could not
-     * be programmed ({@code problem}, null if they could). The state is in place everywhere when {@code problem}
-     * is null and both lists are empty. Fabric-wide figures: 403 unless the caller is an administrator or a
-     * viewer; 400 for a query parameter (it takes none).
+     * ({@code unacknowledged}: groups with receivers behind them wait), the switches, and links as {@code a/b},
+     * back after a failure that the others do not forward through until they acknowledged ({@code joining}), and
+     * why the switches could not be programmed ({@code problem}, null if they could). The state is in place
+     * everywhere when {@code problem} is null and both lists are empty. Fabric-wide figures: 403 unless the
+     * caller is an administrator or a viewer; 400 for a query parameter (it takes none).
      *
      * @return 200 OK with the status
      * @onos.rsModel P4Fabric

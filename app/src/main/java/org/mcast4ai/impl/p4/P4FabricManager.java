@@ -10,7 +10,6 @@ import org.mcast4ai.api.P4FabricService;
 import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.P4FabricStatus;
-import org.mcast4ai.engine.FabricGenerators;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
@@ -47,7 +46,6 @@ import org.slf4j.Logger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -149,11 +147,8 @@ public class P4FabricManager implements P4FabricService {
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     // the switches whose static state is not acknowledged yet (the writer's view; other instances trust it)
     private volatile Set<DeviceId> unready = Set.of();
-    // the switches that came back while others carried the traffic: the others forward through them only once
-    // they acknowledged their own state (a switch back with empty tables drops what reaches it)
-    private final Set<DeviceId> joining = new HashSet<>();
-    // the switches programmed by the last run; empty before the first (a start joins everyone at once)
-    private Set<DeviceId> lastTargets = Set.of();
+    // the switches and links that came back while others carried the traffic: used once they acknowledged
+    private final P4Joining joining = new P4Joining();
     private long runs;
 
     /** Starts the loop. */
@@ -255,17 +250,14 @@ public class P4FabricManager implements P4FabricService {
             status = new P4FabricStatus(writer, names, runs, System.currentTimeMillis(), 0, 0, 0, null);
             return null;
         }
-        if (!lastTargets.isEmpty()) {
-            targets.stream().filter(d -> !lastTargets.contains(d)).forEach(joining::add);
-        }
-        joining.retainAll(targets);
-        lastTargets = Set.copyOf(targets);
         Map<DeviceId, P4FabricPlanner.SwitchState> desired;
         try {
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
             published = bits;
-            desired = withGroupEntries(plan(fabric, targets), targets, fabric);
+            joining.observe(targets, fabric);
+            desired = withGroupEntries(joining.plan(fabric, targets,
+                    (f, only) -> planner.plan(f, SwitchTables.build(f, bits), only)), targets, fabric);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // once per distinct problem: the loop runs every few seconds
             if (!Objects.equals(status.problem(), e.getMessage())) {
@@ -287,40 +279,16 @@ public class P4FabricManager implements P4FabricService {
         if (!w.none()) {
             log.info("P4 static state on {} switch(es): {}", desired.size(), w);
         }
-        if (joining.removeIf(d -> !now.contains(d))) {
+        if (joining.answered(now, targets)) {
             // a switch answered: the others forward through it from now on (at once, so that the status never
             // shows it joined while they do not use it yet)
             return run();
         }
         List<String> waiting = new ArrayList<>();
         now.forEach(d -> waiting.add(d.toString()));
-        List<String> back = new ArrayList<>();
-        joining.forEach(d -> back.add(d.toString()));
-        back.sort(null);
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
-                null, waiting, back);
+                null, waiting, joining.describe());
         return w;
-    }
-
-    // Every switch's static state. A switch that is joining gets the state of the whole fabric; the others get the
-    // state of the fabric without its links until it answered, so that no packet is sent to its empty tables
-    // (make before break: they go on using the paths they used while it was away).
-    private Map<DeviceId, P4FabricPlanner.SwitchState> plan(FabricSnapshot fabric, Set<DeviceId> targets) {
-        Map<DeviceId, P4FabricPlanner.SwitchState> all = planner.plan(fabric, SwitchTables.build(fabric, bits),
-                targets);
-        if (joining.isEmpty()) {
-            return all;
-        }
-        Set<String> away = new HashSet<>();
-        joining.forEach(d -> away.add(d.toString()));
-        FabricSnapshot without = FabricGenerators.withoutLinks(fabric,
-                (a, b) -> away.contains(a) || away.contains(b));
-        Set<DeviceId> serving = new HashSet<>(targets);
-        serving.removeAll(joining);
-        Map<DeviceId, P4FabricPlanner.SwitchState> out = new LinkedHashMap<>(
-                planner.plan(without, SwitchTables.build(without, bits), serving));
-        joining.forEach(d -> out.put(d, all.get(d)));
-        return out;
     }
 
     // Leaves numbered since the group service last heard: its groups that could not reach every receiver (a

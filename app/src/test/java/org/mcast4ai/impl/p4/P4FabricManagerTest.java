@@ -223,6 +223,7 @@ class P4FabricManagerTest {
             assertEquals(Set.of(TestFabric.spine(1)), FakeFlowRuleService.devices(ops), "only spine 1 written");
         }
         assertEquals(Set.of(TestFabric.spine(1)), manager.unready());
+        assertEquals(java.util.List.of(TestFabric.spine(1).toString()), manager.status().joining());
 
         // it answers: the leaves take it back
         Map<DeviceId, P4FabricPlanner.SwitchState> whole = expected(bits, p4);
@@ -230,6 +231,41 @@ class P4FabricManagerTest {
         await("the leaves use spine 1 again", () -> {
             flows.ackAll();
             return holds(whole) && manager.unready().isEmpty();
+        });
+    }
+
+    @Test
+    void aLinkThatComesBackIsWrittenToItsEndsFirst() throws Exception {
+        manager.auditMs = 60_000;
+        manager.activate();
+        BitIndexTable bits = wholeFabricBits();
+        await("the first run", () -> holds(expected(bits, p4)));
+        fabric.linkDown(2, 1);
+        Map<DeviceId, P4FabricPlanner.SwitchState> away = expected(bits, p4);
+        await("the fabric routed around the link", () -> holds(away));
+
+        flows.autoAck(false).recording(true);
+        int before = flows.batches().size();
+        fabric.linkUp(2, 1);
+        Map<DeviceId, P4FabricPlanner.SwitchState> whole = expected(bits, p4);
+        await("the link's ends written", () -> flows.pendingCount() > 0);
+        Thread.sleep(100);
+        manager.run();
+        Set<DeviceId> ends = Set.of(TestFabric.leaf(2), TestFabric.spine(1));
+        for (org.onosproject.net.flow.FlowRuleOperations ops : flows.batches().subList(before,
+                flows.batches().size())) {
+            assertTrue(ends.containsAll(FakeFlowRuleService.devices(ops)), "only the link's ends written first");
+        }
+        Map<DeviceId, P4FabricPlanner.SwitchState> others = new java.util.HashMap<>(away);
+        others.keySet().removeAll(ends);
+        assertTrue(holds(others), "the others keep their paths while the ends have not answered");
+        assertTrue(!others.equals(expected(bits, Set.of(TestFabric.leaf(1), TestFabric.leaf(3)))),
+                "the link changes the others' state");
+        assertEquals(java.util.List.of(TestFabric.spine(1) + "/" + TestFabric.leaf(2)), manager.status().joining());
+
+        await("everyone uses the link again", () -> {
+            flows.ackAll();
+            return holds(whole) && manager.unready().isEmpty() && manager.status().joining().isEmpty();
         });
     }
 

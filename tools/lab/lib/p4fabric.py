@@ -237,7 +237,8 @@ def fault(command, args, fabric_file):
                 fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, PORT_DOWN)
             else:
                 cuts.uncut(i)
-                fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, "")
+                # an empty write leaves the alias as it was: a lone newline clears it
+                fabric.write_sysctl("/sys/class/net/%s/ifalias" % i, "\n")
     elif command == "fail-switch":
         sw = find_switch(desc, args[0])
         pid = pids().get(sw["name"])

@@ -130,6 +130,9 @@ public final class P4Lab implements AutoCloseable {
         }
         try {
             settings.managerConfig.forEach((k, v) -> lab.host.configure(Lab.MANAGER, k, v));
+            // the app starts from the lab as it is, as ONOS's stores hold what its providers found: a link down
+            // when the controller (re)starts is not in the first plan
+            lab.watcher.poll();
             lab.host.activate(COMPONENTS);
             String h = settings.bind.contains(":") ? "[" + settings.bind + "]" : settings.bind;
             lab.watcher.start();

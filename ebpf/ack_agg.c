@@ -7,10 +7,12 @@
  *     NAK round and arms one re-ACK;
  *   - receivers' ACKs, NAKs and CNPs to the VP are consumed: the minimum acknowledged PSN over the group's
  *     receivers (24-bit serial arithmetic, extended to 64 bits) goes to the sender as one ACK per advance,
- *     NAKs as the PSN after the minimum once per round, CNPs at most once per interval; strangers and ACKs
- *     beyond the PSN sent are dropped and counted;
+ *     NAKs as the PSN after the minimum once per round, CNPs at most once per interval; damaged ones (ICRC),
+ *     strangers and ACKs beyond the PSN sent are dropped and counted;
+ *   - the stall check evicts receivers at the minimum only when they lag alone (a receiver ahead was heard
+ *     from within the stall timeout); a stall they all share is counted and left to the sender's retransmission;
  *   - the agent's control frames (EtherType 0x88B5, accepted only through BPF_PROG_RUN on loopback and
- *     with the group's token) configure a group, add and remove receivers and run the stall check.
+ *     with the group's token) configure a group, add, remove and evict receivers and run the stall check.
  * A packet for the sender is written in place: Ethernet/IPv4/UDP/BTH/AETH from the VP to the sender, IPv4
  * checksum and RoCEv2 ICRC computed.
  */
@@ -107,7 +109,7 @@ static __always_inline void drop(struct agg_group *g, struct agg_events *ev, __u
 	event(ev, why, 0);
 }
 
-enum in_kind { IN_DATA, IN_ACK, IN_NAK, IN_CNP, IN_NON_MEMBER, IN_JOIN, IN_LEAVE, IN_TICK };
+enum in_kind { IN_DATA, IN_ACK, IN_NAK, IN_CNP, IN_NON_MEMBER, IN_JOIN, IN_LEAVE, IN_TICK, IN_EVICT, IN_BAD_ICRC };
 #define TICK_AGAIN 1   /* step(): the stall check has more chunks to do */
 enum post { POST_NONE, POST_ACK_IF_ADVANCED, POST_MIN_ADVANCED, POST_NAK };
 
@@ -121,6 +123,7 @@ struct input {
 	__u32 syndrome;
 	__u32 ip;
 	__u32 qpn;
+	__u32 heard;          /* an ACK or NAK its receiver sent that counts as an answer (not dropped as beyond) */
 };
 
 static __always_inline __u64 rx_key(struct agg_rx *r)
@@ -235,6 +238,8 @@ static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct
 			continue;
 		r->stalled = 1;
 		g->active--;
+		if (g->at_min > 0)
+			g->at_min--;
 		g->chunk[ci].active--;
 		g->c.stalls++;
 		event(ev, AGG_EV_STALLED, s);
@@ -337,11 +342,13 @@ static __always_inline int on_ack(struct agg_group *g, struct agg_events *ev, st
 	__s64 p;
 
 	g->c.acks_in++;
-	p = extend(in->psn, r->acked);
+	/* with the data in sight, placed against what was sent: whatever 24 bits tell as ahead of it is beyond */
+	p = extend(in->psn, g->sees_data ? g->sent_next : r->acked);
 	if (g->sees_data && p >= g->sent_next) {
 		drop(g, ev, AGG_EV_BEYOND_SENT);
 		return -1;
 	}
+	in->heard = 1;
 	if (p <= r->acked) {
 		if (g->reack) {
 			g->reack = 0;
@@ -364,9 +371,10 @@ static __always_inline int nak_first(struct agg_group *g, struct agg_events *ev,
 	__s64 expected;
 
 	g->c.naks_in++;
-	expected = extend(in->psn, r->acked + 1);
-	if (kind == SYN_NAK && (in->syndrome & 0x1F) != 0) {
-		/* an access or operational error: the receiver's QP is broken, the sender's must not be */
+	expected = extend(in->psn, g->sees_data ? g->sent_next : r->acked + 1);
+	if (kind == SYN_NAK && (in->syndrome & 0x1F) != 0 && g->active > 1) {
+		/* an access or operational error: the receiver's QP is broken, the sender's must not be (the last
+		 * active receiver's reaches the sender: nothing leaves the group without one) */
 		*held = r->acked == g->min && g->at_min > 0 && --g->at_min == 0;
 		stall(g, ev, in->slot);
 		return -2;
@@ -375,6 +383,7 @@ static __always_inline int nak_first(struct agg_group *g, struct agg_events *ev,
 		drop(g, ev, AGG_EV_BEYOND_SENT);
 		return -1;
 	}
+	in->heard = 1;
 	if (kind == SYN_NAK && expected - 1 > r->acked)
 		return advance(g, in->slot, expected - 1, in->msn, r->credit, now);
 	return 0;
@@ -405,7 +414,7 @@ static __always_inline void nak_second(struct agg_group *g, struct agg_events *e
 	e->kind = EMIT_NAK;
 	e->psn = resend & PSN_MASK;
 	e->msn = g->min_msn;
-	e->syndrome = kind == SYN_RNR ? in->syndrome : NAK_SEQUENCE;
+	e->syndrome = kind == SYN_RNR || (kind == SYN_NAK && (in->syndrome & 0x1F) != 0) ? in->syndrome : NAK_SEQUENCE;
 }
 
 static __always_inline void on_cnp(struct agg_group *g, struct agg_events *ev, __u64 now, struct emit *e)
@@ -501,6 +510,21 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 	case IN_NON_MEMBER:
 		drop(g, ev, AGG_EV_NON_MEMBER);
 		return 0;
+	case IN_BAD_ICRC:
+		drop(g, ev, AGG_EV_BAD_ICRC);
+		return 0;
+	case IN_EVICT: {
+		/* the controller found the receiver unreachable; never the last active one */
+		struct agg_rx *r = &g->rx[in->slot & (AGG_MAX_RX - 1)];
+
+		if (r->stalled || g->active <= 1)
+			return 0;
+		held = r->acked == g->min && g->at_min > 0 && --g->at_min == 0;
+		stall(g, ev, in->slot);
+		scan = held;
+		post = POST_MIN_ADVANCED;
+		break;
+	}
 	case IN_CNP:
 		on_cnp(g, ev, now, e);
 		return 0;
@@ -532,6 +556,13 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 	case IN_TICK:
 		if (g->active == 0 || g->min >= g->sent_next - 1 || now - g->min_since < g->stall_ns)
 			return 0;
+		if (g->at_min >= g->active || !g->has_ahead_heard || now - g->ahead_heard_ns >= g->stall_ns) {
+			/* nobody ahead, or nobody ahead heard from: a stall they all share, which the sender's
+			 * retransmission recovers; nobody is evicted and the check starts again */
+			g->c.common_stalls++;
+			g->min_since = now;
+			return 0;
+		}
 		if (stall_one_chunk(g, ev))
 			return TICK_AGAIN;
 		scan = 1;
@@ -684,6 +715,40 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 		p[61] = crc >> 24;
 	}
 	return TC_ACT_OK;
+}
+
+/* Whether a consumed packet's ICRC verifies. An ACK or NAK is 62 bytes, a CNP 74 (the ICRC covers the IPv4 packet
+ * but its last four bytes); any other length is no packet the aggregator consumes, and counts as damaged. Read
+ * into the stack, so the CRC's loop walks no packet pointers. */
+static __always_inline int icrc_ok(struct __sk_buff *skb, struct iphdr *ip)
+{
+	__u8 b[CNP_FRAME];
+	__u32 len = bpf_ntohs(ip->tot_len) + 14, covered, crc, i;
+
+	if (len == ACK_FRAME) {
+		if (bpf_skb_load_bytes(skb, 0, b, ACK_FRAME))
+			return 0;
+	} else if (len == CNP_FRAME) {
+		if (bpf_skb_load_bytes(skb, 0, b, CNP_FRAME))
+			return 0;
+	} else {
+		return 0;
+	}
+	covered = len - 14 - 4;
+	crc = icrc_start();
+	for (i = 0; i < CNP_FRAME - 14 - 4; i++) {
+		__u32 o = 14 + i;
+
+		if (i >= covered)
+			break;
+		crc = crc_byte(crc, icrc_masked(o) ? 0xFF : b[o]);
+	}
+	crc = ~crc;
+	i = len - 4;
+	if (i > CNP_FRAME - 4)
+		return 0;
+	return b[i] == (__u8)crc && b[i + 1] == (__u8)(crc >> 8) && b[i + 2] == (__u8)(crc >> 16)
+	       && b[i + 3] == (__u8)(crc >> 24);
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -853,6 +918,8 @@ int ack_agg(struct __sk_buff *skb)
 			in.kind = IN_LEAVE;
 		} else if (c->op == AGG_TICK) {
 			in.kind = IN_TICK;
+		} else if (c->op == AGG_EVICT) {
+			in.kind = IN_EVICT;
 		} else {
 			return AGG_CONSUMED;
 		}
@@ -896,17 +963,20 @@ int ack_agg(struct __sk_buff *skb)
 			in.slot = dqpn & (AGG_MAX_RX - 1);
 			in.ip = ip->saddr;
 			in.qpn = dqpn;
+			/* a damaged packet is believed in nothing, its source included: dropped before it is read */
+			if (!icrc_ok(skb, ip))
+				in.kind = IN_BAD_ICRC;
 		} else {
 			return TC_ACT_OK;
 		}
 	}
 	now = now_ns();
 	bpf_spin_lock(&g->lock);
-	if (in.kind == IN_ACK || in.kind == IN_NAK || in.kind == IN_CNP || in.kind == IN_LEAVE) {
+	if (in.kind == IN_ACK || in.kind == IN_NAK || in.kind == IN_CNP || in.kind == IN_LEAVE || in.kind == IN_EVICT) {
 		struct agg_rx *r = &g->rx[in.slot & (AGG_MAX_RX - 1)];
 		int match = r->used && r->ip == in.ip && r->qpn == in.qpn;
 
-		if (in.kind == IN_LEAVE) {
+		if (in.kind == IN_LEAVE || in.kind == IN_EVICT) {
 			if (!match) {
 				bpf_spin_unlock(&g->lock);
 				return AGG_CONSUMED;
@@ -917,6 +987,16 @@ int ack_agg(struct __sk_buff *skb)
 		}
 	}
 	rc = step(g, ev, &in, now, &e);
+	if (in.heard) {
+		/* an answer from a receiver ahead of the minimum: the fabric reaches it, so one that lags alone behind
+		 * it may be evicted at the stall timeout */
+		struct agg_rx *r = &g->rx[in.slot & (AGG_MAX_RX - 1)];
+
+		if (!r->stalled && r->acked > g->min) {
+			g->ahead_heard_ns = now;
+			g->has_ahead_heard = 1;
+		}
+	}
 	bpf_spin_unlock(&g->lock);
 	if (in.kind == IN_TICK && rc == TICK_AGAIN)
 		return TC_ACT_PIPE;

@@ -13,10 +13,10 @@
 #define AGG_EVENTS 64            /* event ring per group (power of two) */
 #define AGG_CTRL_ETHERTYPE 0x88B5 /* IEEE local experimental: the agent's control frames */
 
-enum agg_ctrl_op { AGG_CONFIG = 1, AGG_JOIN = 2, AGG_LEAVE = 3, AGG_TICK = 4 };
+enum agg_ctrl_op { AGG_CONFIG = 1, AGG_JOIN = 2, AGG_LEAVE = 3, AGG_TICK = 4, AGG_EVICT = 5 };
 enum agg_event {
 	AGG_EV_NON_MEMBER = 1, AGG_EV_BEYOND_SENT = 2, AGG_EV_NAK_REPEATED = 3, AGG_EV_CNP_RATE = 4,
-	AGG_EV_STALLED = 5
+	AGG_EV_STALLED = 5, AGG_EV_BAD_ICRC = 6
 };
 
 /* A control frame's payload after the Ethernet header (network byte order where noted). */
@@ -26,8 +26,8 @@ struct agg_ctrl {
 	__u16 pad;
 	__u32 group;          /* group index */
 	__u64 token;          /* the agent's secret, set by the first CONFIG of the group */
-	__u32 ip;             /* JOIN/LEAVE: receiver (be); CONFIG: the VP's address (be), its low bits the group */
-	__u32 qpn;            /* JOIN/LEAVE: the QPN the receiver's ACKs name, its slot modulo AGG_MAX_RX */
+	__u32 ip;             /* JOIN/LEAVE/EVICT: receiver (be); CONFIG: the VP's address (be), its low bits the group */
+	__u32 qpn;            /* JOIN/LEAVE/EVICT: the QPN the receiver's ACKs name, its slot modulo AGG_MAX_RX */
 	__u32 psn;            /* JOIN: join PSN; CONFIG: start PSN */
 	__u32 sender_ip;      /* CONFIG (be) */
 	__u32 sender_qpn;     /* CONFIG */
@@ -77,6 +77,7 @@ struct agg_counters {
 	__u64 acks_in, acks_out, naks_in, naks_out, cnps_in, cnps_out, stalls;
 	__u64 drops[8];
 	__u64 reacks;         /* ACKs repeated to the sender after a retransmission (acks_out: one per advance) */
+	__u64 common_stalls;  /* stall timeouts that evicted nobody: every active receiver was stuck alike */
 };
 
 struct agg_group {
@@ -96,7 +97,8 @@ struct agg_group {
 	__u32 group_ip;       /* be; 0: data to the VP is passed as it is */
 	__s64 sent_next, ack_out, min, nak_out;
 	__u64 min_since, nak_out_ns, cnp_out_ns;
-	__u8 has_nak_out, has_cnp_out, pad1[6];
+	__u64 ahead_heard_ns; /* when a receiver ahead of the minimum was last heard from */
+	__u8 has_nak_out, has_cnp_out, has_ahead_heard, pad1[5];
 	struct agg_counters c;
 	struct agg_chunk chunk[AGG_CHUNKS];
 	struct agg_rx rx[AGG_MAX_RX];

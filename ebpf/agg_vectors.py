@@ -2,10 +2,11 @@
 """Replays the ACK-aggregation known-answer vectors through the eBPF program with BPF_PROG_TEST_RUN.
 
 Every case runs on its own group of one loaded program (its own virtual peer address); each step is one
-frame: the agent's control frames (CONFIG, JOIN, LEAVE, TICK), the sender's data, receivers' ACKs, NAKs and
-CNPs, built with scapy. For each step the program's drops and stalls (its event ring) and the packet it
-passes on to the sender must be exactly the vector's outputs, and that packet a valid RoCEv2 frame from the
-virtual peer to the sender (IPv4 checksum and ICRC as scapy computes them).
+frame: the agent's control frames (CONFIG, JOIN, LEAVE, TICK, EVICT), the sender's data, receivers' ACKs,
+NAKs and CNPs, built with scapy (a step marked "icrc": "bad" has one bit of its ICRC flipped). For each step
+the program's drops and stalls (its event ring) and the packet it passes on to the sender must be exactly the
+vector's outputs, and that packet a valid RoCEv2 frame from the virtual peer to the sender (IPv4 checksum and
+ICRC as scapy computes them).
 
   agg_vectors.py --object target/ack_agg.o --vectors ../models/reliable/ack-aggregation.json
   agg_vectors.py --object target/ack_agg.o --bench        per-packet cost, N = 32, 256 and 1,024
@@ -25,8 +26,8 @@ from scapy.all import Ether, IP, UDP, Raw, raw  # noqa: E402
 from scapy.contrib.roce import BTH, AETH, cnp  # noqa: E402
 
 CTRL_ETHERTYPE = 0x88B5
-CONFIG, JOIN, LEAVE, TICK = 1, 2, 3, 4
-EVENTS = {1: "NON_MEMBER", 2: "BEYOND_SENT", 3: "NAK_REPEATED", 4: "CNP_RATE", 5: "STALLED"}
+CONFIG, JOIN, LEAVE, TICK, EVICT = 1, 2, 3, 4, 5
+EVENTS = {1: "NON_MEMBER", 2: "BEYOND_SENT", 3: "NAK_REPEATED", 4: "CNP_RATE", 5: "STALLED", 6: "BAD_ICRC"}
 RING = 64
 TC_ACT_OK, TC_ACT_SHOT, TC_ACT_PIPE, TC_ACT_STOLEN = 0, 2, 3, 4
 SENDER_IP, SENDER_QPN, SENDER_MAC = "10.0.0.1", 0x33, "02:00:00:00:00:01"
@@ -278,11 +279,13 @@ def replay(prog, group, case):
         elif kind == "join":
             join(step["who"], step["psn"])
             frame = None
-        elif kind == "leave":
+        elif kind in ("leave", "evict"):
             ip, qpn = endpoints[step["who"]]
-            frame = control(LEAVE, group, ip=ip, qpn=qpn)
+            frame = control(LEAVE if kind == "leave" else EVICT, group, ip=ip, qpn=qpn)
         else:
             raise SystemExit("unknown input " + kind)
+        if frame is not None and step.get("icrc") == "bad":
+            frame = frame[:-1] + bytes([frame[-1] ^ 0x01])
         packet = None
         if frame is not None:
             rv, out, _ = prog.run(frame)

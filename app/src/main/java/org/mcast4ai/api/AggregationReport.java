@@ -15,7 +15,8 @@ import java.util.Set;
 public final class AggregationReport {
     /** The counters an aggregation point reports, in the order they are shown. */
     public static final List<String> COUNTERS = List.of("acksIn", "acksOut", "reAcks", "naksIn", "naksOut", "cnpsIn",
-            "cnpsOut", "stalls", "dropNonMember", "dropBeyondSent", "dropNakRepeated", "dropCnpRate");
+            "cnpsOut", "stalls", "commonStalls", "dropNonMember", "dropBeyondSent", "dropNakRepeated", "dropCnpRate",
+            "dropBadIcrc");
 
     private final String agent;
     private final long timeMillis;

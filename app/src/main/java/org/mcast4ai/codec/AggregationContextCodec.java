@@ -17,7 +17,8 @@ import org.onosproject.codec.JsonCodec;
  *  "sender": {"host": "10.0.0.1", "ip": "10.0.0.1", "mac": "...", "qpn": 51, "peerQpn": 1049600,
  *             "location": "of:0000000000000001/3", "joinPsn": 8816120},
  *  "receivers": [{"host": "10.0.0.2", "ip": "10.0.0.2", "mac": "...", "qpn": 18, "slot": 0,
- *                 "peerQpn": 1048576, "location": "...", "joinPsn": 8816120, "joined": true, "stalled": false},
+ *                 "peerQpn": 1048576, "location": "...", "joinPsn": 8816120, "joined": true, "stalled": false,
+ *                 "unreachable": false},
  *                ...],
  *  "unresolved": [], "report": {...}}
  * </pre>
@@ -47,8 +48,11 @@ public final class AggregationContextCodec extends JsonCodec<AggregationContext>
         member(n.putObject("sender"), c.sender());
         ArrayNode rs = n.putArray("receivers");
         for (AggregationContext.Member m : c.receivers()) {
+            // unreachable: the controller lost the receiver's path; its aggregation point evicts it rather than
+            // wait for the stall timeout
+            boolean unreachable = c.group().unreachable().stream().anyMatch(e -> e.host().equals(m.host()));
             member(rs.addObject(), m).put("slot", m.slot()).put("joined", m.joined())
-                    .put("stalled", p.stalled().contains(m.host()));
+                    .put("stalled", p.stalled().contains(m.host())).put("unreachable", unreachable);
         }
         c.unresolved().forEach(n.putArray("unresolved")::add);
         c.report().ifPresent(r -> n.set("report", AggregationReportCodec.encode(r)));

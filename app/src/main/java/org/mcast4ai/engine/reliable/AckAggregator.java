@@ -18,11 +18,20 @@ import java.util.Arrays;
  *   <li>After the sender retransmits, one duplicate ACK is passed on as a re-ACK of the aggregated PSN (a
  *       sender that timed out must hear again what it already knows).</li>
  *   <li>CNPs are passed on at most once per CNP interval per group.</li>
+ *   <li>An ACK, NAK or CNP whose ICRC does not verify is dropped and counted before anything else is read of
+ *       it ({@link #onCorrupt}): a damaged PSN never frees data at the sender.</li>
  *   <li>Anything from a source that is not a current receiver is dropped, and so is an ACK or NAK beyond the
- *       last PSN sent where the aggregation point sees the data.</li>
+ *       last PSN sent where the aggregation point sees the data: at any distance ahead the 24-bit arithmetic can
+ *       tell (up to 2^23 - 1 past the next PSN to send; what lies behind it is a stale duplicate).</li>
  *   <li>When the minimum has not advanced for the stall timeout while data is unacknowledged, the receivers at
- *       the minimum are reported stalled and no longer hold it back; a fatal NAK (access or operational error)
- *       stalls its receiver the same way instead of reaching the sender.</li>
+ *       the minimum are reported stalled and no longer hold it back, but only if they lag alone: some active
+ *       receiver is ahead of them and was heard from (any ACK or NAK, duplicates included) within the stall
+ *       timeout. Otherwise it is a common stall (a loss every receiver shares, or the fabric cut between the
+ *       sender and all of them): nobody is evicted, it is counted, and the sender's retransmission recovers. No
+ *       rule leaves the group without an active receiver: a fatal NAK (access or operational error) stalls its
+ *       receiver instead of reaching the sender, unless it is the last active one, when the sender gets it
+ *       (at the PSN after the minimum). The controller may evict a receiver it finds unreachable
+ *       ({@link #evict}).</li>
  *   <li>A receiver joins at a stated PSN, never below the aggregated PSN (the sender may have freed that data)
  *       nor past the next PSN to be sent: it holds the minimum only from there. One that leaves or stalls lets
  *       the minimum advance to the slowest remaining receiver, never further.</li>
@@ -101,6 +110,8 @@ public final class AckAggregator {
     private long cnpsIn;
     private long cnpsOut;
     private long stalls;
+    private long commonStalls;
+    private long aheadHeard = NEVER; // when a receiver ahead of the minimum was last heard from
     private final long[] drops = new long[AggregationOutput.Drop.values().length];
 
     /**
@@ -251,12 +262,15 @@ public final class AckAggregator {
             return;
         }
         acksIn++;
-        long p = Psn.extend(psn, acked[s]);
+        // where the data is in sight, the PSN is placed against what was sent: everything the 24 bits tell as
+        // ahead of it is beyond, everything behind it that the receiver acknowledged already is stale
+        long p = Psn.extend(psn, config.seesData ? sentNext : acked[s]);
         if (beyondSent(p)) {
             drop(AggregationOutput.Drop.BEYOND_SENT, source);
             return;
         }
         if (p <= acked[s]) {
+            heard(s, nowNanos);
             if (reack) {
                 reack = false;
                 reAcks++;
@@ -265,6 +279,39 @@ public final class AckAggregator {
             return;
         }
         advance(s, p, ackMsn, ackCredit, nowNanos);
+        heard(s, nowNanos);
+    }
+
+    /**
+     * An ACK, NAK or CNP from the receivers' side whose ICRC does not verify: dropped and counted, and nothing
+     * else about it is believed (its source included).
+     *
+     * @param source   the source it claims ({@link #key}), for the record
+     * @param nowNanos now
+     */
+    public void onCorrupt(long source, long nowNanos) {
+        drop(AggregationOutput.Drop.BAD_ICRC, source);
+    }
+
+    /**
+     * The controller found a receiver unreachable (its leaf or link is gone): it no longer holds back the
+     * minimum, as if it had stalled, until it is removed or re-added. Refused for the last active receiver.
+     *
+     * @param key      the receiver
+     * @param nowNanos now
+     * @return whether it was evicted (false: not a receiver, already stalled, or the last active one)
+     */
+    public boolean evict(long key, long nowNanos) {
+        int s = index.get(key);
+        if (s < 0 || stalled[s] || active <= 1) {
+            return false;
+        }
+        boolean heldMin = acked[s] == min;
+        stall(s);
+        if (heldMin && --atMin == 0) {
+            minAdvanced(nowNanos);
+        }
+        return true;
     }
 
     /**
@@ -284,8 +331,9 @@ public final class AckAggregator {
         }
         naksIn++;
         int kind = syndrome & SYNDROME_KIND;
-        long expected = Psn.extend(psn, acked[s] + 1);
-        if (kind == KIND_NAK && (syndrome & 0x1F) != 0) {
+        long expected = Psn.extend(psn, config.seesData ? sentNext : acked[s] + 1);
+        boolean fatal = kind == KIND_NAK && (syndrome & 0x1F) != 0;
+        if (fatal && active > 1) {
             // an access or operational error: the receiver's QP is broken; the sender's must not be
             stall(s);
             recomputeIfNone(nowNanos);
@@ -300,6 +348,7 @@ public final class AckAggregator {
             // a sequence error acknowledges everything before the PSN it expects
             advanceQuietly(s, expected - 1, nakMsn, credit[s], nowNanos);
         }
+        heard(s, nowNanos);
         long resend = min + 1;
         if (resend == nakOut && !(config.seesData ? retransmitted
                 : nowNanos - nakOutNanos >= config.nakHoldoffNanos)) {
@@ -314,7 +363,8 @@ public final class AckAggregator {
             minSince = nowNanos;
         }
         naksOut++;
-        out.nak(Psn.wire(resend), minMsn, kind == KIND_RNR ? syndrome : NAK_SEQUENCE);
+        // the last receiver's fatal NAK reaches the sender as it is: the group's transfer cannot go on
+        out.nak(Psn.wire(resend), minMsn, kind == KIND_RNR || fatal ? syndrome : NAK_SEQUENCE);
     }
 
     /**
@@ -346,6 +396,13 @@ public final class AckAggregator {
      */
     public void tick(long nowNanos) {
         if (active == 0 || !outstanding() || nowNanos - minSince < config.stallNanos) {
+            return;
+        }
+        if (atMin >= active || aheadHeard == NEVER || nowNanos - aheadHeard >= config.stallNanos) {
+            // nobody ahead, or nobody ahead heard from: a stall they all share; the sender's retransmission
+            // recovers it, and the check starts again
+            commonStalls++;
+            minSince = nowNanos;
             return;
         }
         for (int s = 0; s < count; s++) {
@@ -394,6 +451,14 @@ public final class AckAggregator {
             return true;
         }
         return false;
+    }
+
+    // a receiver answered: if it is ahead of the minimum, the fabric reaches it, and whoever lags alone behind it
+    // may be evicted
+    private void heard(int s, long nowNanos) {
+        if (!stalled[s] && acked[s] > min) {
+            aheadHeard = nowNanos;
+        }
     }
 
     private void stall(int s) {
@@ -538,6 +603,11 @@ public final class AckAggregator {
     /** @return receivers stalled out so far */
     public long stalls() {
         return stalls;
+    }
+
+    /** @return stall timeouts that evicted nobody: every active receiver was stuck alike */
+    public long commonStalls() {
+        return commonStalls;
     }
 
     /**

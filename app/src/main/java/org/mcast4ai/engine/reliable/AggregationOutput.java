@@ -16,7 +16,12 @@ public interface AggregationOutput {
         /** A NAK whose PSN was already passed on in this retransmission round. */
         NAK_REPEATED,
         /** A CNP within the group's CNP interval of the last one passed on. */
-        CNP_RATE
+        CNP_RATE,
+        /**
+         * An ACK, NAK or CNP whose ICRC does not verify (damaged on the way, as a NIC would drop it): whatever it
+         * says is not believed, so it is never turned into a valid packet for the sender.
+         */
+        BAD_ICRC
     }
 
     /**
@@ -50,8 +55,9 @@ public interface AggregationOutput {
     void dropped(Drop why, long source);
 
     /**
-     * A receiver stopped acknowledging past the timeout: it no longer holds back the minimum (the group is
-     * DEGRADED until it is removed or re-added).
+     * A receiver no longer holds back the minimum: it lagged alone past the stall timeout while receivers ahead of
+     * it kept answering, it sent a fatal NAK, or the controller reported it unreachable (the group is DEGRADED
+     * until it is removed or re-added).
      *
      * @param receiver the receiver's key
      */

@@ -89,7 +89,14 @@ class AggregationVectorsTest {
         for (JsonNode step : c.get("steps")) {
             long t = step.path("t").asLong() * MS;
             String in = step.get("in").asText();
+            if ("bad".equals(step.path("icrc").asText())) {
+                // what a datapath does with a packet whose ICRC does not verify, whatever it is
+                agg.onCorrupt(keys.get(step.get("from").asText()), t);
+                in = "damaged";
+            }
             switch (in) {
+                case "damaged":
+                    break;
                 case "data":
                     for (long p = step.get("psn").asLong(); p <= step.get("to").asLong(); p++) {
                         agg.onData((int) p, t);
@@ -114,6 +121,9 @@ class AggregationVectorsTest {
                     break;
                 case "leave":
                     agg.removeReceiver(keys.get(step.get("who").asText()), t);
+                    break;
+                case "evict":
+                    agg.evict(keys.get(step.get("who").asText()), t);
                     break;
                 default:
                     throw new AssertionError("unknown input " + in);

@@ -205,6 +205,21 @@ public final class Aggregator {
         if (changed) {
             g = Installed.of(bpf.lookup(groupsMap, key(index)));
         }
+        changed = false;
+        for (Map.Entry<Integer, Installed.Slot> e : g.slots.entrySet()) {
+            JsonNode r = want.get(e.getKey());
+            // the controller lost the receiver's path: the others need not wait the stall timeout for it (the
+            // program keeps the last active receiver whatever it is told)
+            if (r != null && r.path("unreachable").asBoolean() && !e.getValue().stalled) {
+                bpf.run(prog, new ControlFrame(ControlFrame.EVICT, index, g.token)
+                        .member(e.getValue().ip, e.getValue().qpn, 0).bytes());
+                log.accept("group " + id + ": " + r.path("host").asText() + " unreachable, no longer waited for");
+                changed = true;
+            }
+        }
+        if (changed) {
+            g = Installed.of(bpf.lookup(groupsMap, key(index)));
+        }
         int next = (int) (g.sentNext & 0xFFFFFF);
         changed = false;
         for (Map.Entry<Integer, JsonNode> e : want.entrySet()) {

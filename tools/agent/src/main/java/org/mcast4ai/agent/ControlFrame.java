@@ -17,6 +17,8 @@ public final class ControlFrame {
     public static final int LEAVE = 3;
     /** Run the stall check (again while it answers {@link #AGAIN}). */
     public static final int TICK = 4;
+    /** Stop waiting for a receiver the controller finds unreachable (never the last active one). */
+    public static final int EVICT = 5;
     /** TC_ACT_PIPE: the stall check has more to do. */
     public static final int AGAIN = 3;
     /** Size of {@code struct agg_ctrl}. */
@@ -25,7 +27,7 @@ public final class ControlFrame {
     private final ByteBuffer b = ByteBuffer.allocate(14 + SIZE).order(ByteOrder.LITTLE_ENDIAN);
 
     /**
-     * @param op    CONFIG, JOIN, LEAVE or TICK
+     * @param op    CONFIG, JOIN, LEAVE, TICK or EVICT
      * @param group the group's index
      * @param token the agent's secret for the group
      */

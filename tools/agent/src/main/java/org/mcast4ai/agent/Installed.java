@@ -23,8 +23,9 @@ final class Installed {
         }
     }
 
+    // by the program's event numbers (5 is a stall, not a drop)
     static final String[] DROP_COUNTERS = {null, "dropNonMember", "dropBeyondSent", "dropNakRepeated",
-        "dropCnpRate"};
+        "dropCnpRate", null, "dropBadIcrc"};
 
     final boolean configured;
     final long token;
@@ -55,8 +56,12 @@ final class Installed {
         counters.put("cnpsIn", c.path("cnps_in").asLong());
         counters.put("cnpsOut", c.path("cnps_out").asLong());
         counters.put("stalls", c.path("stalls").asLong());
+        counters.put("commonStalls", c.path("common_stalls").asLong());
         JsonNode drops = c.path("drops");
         for (int i = 1; i < DROP_COUNTERS.length; i++) {
+            if (DROP_COUNTERS[i] == null) {
+                continue;
+            }
             counters.put(DROP_COUNTERS[i], drops.path(i).asLong());
         }
         int count = v.path("count").asInt();

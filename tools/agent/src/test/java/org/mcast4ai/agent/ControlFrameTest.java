@@ -45,12 +45,23 @@ class ControlFrameTest {
     }
 
     @Test
+    void anEvictFrameNamesItsReceiver() throws Exception {
+        byte[] f = new ControlFrame(ControlFrame.EVICT, 3, 42L).member(Aggregator.ip("10.0.0.4"), 1048579, 0).bytes();
+        ByteBuffer b = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(5, f[14]);
+        assertEquals(3, b.getInt(18));
+        assertEquals(42L, b.getLong(22));
+        assertEquals(4, f[33] & 0xff);
+        assertEquals(1048579, b.getInt(34));
+    }
+
+    @Test
     void aMapEntryIsReadByItsFieldNames() throws Exception {
         // as `bpftool -j map lookup` formats struct agg_group (addresses are __u32 in network order)
         String json = "{'configured':1,'token':9,'vp_ip':" + Integer.toUnsignedString(Integer.reverseBytes(
                 Aggregator.ip("10.254.0.7"))) + ",'sender_ip':0,'sender_qpn':51,'group_ip':0,'sent_next':100,"
                 + "'ack_out':90,'count':3,'c':{'acks_in':12,'acks_out':4,'reacks':1,'naks_in':0,'naks_out':0,"
-                + "'cnps_in':0,'cnps_out':0,'stalls':1,'drops':[0,2,1,0,0,0,0,0]},'rx':["
+                + "'cnps_in':0,'cnps_out':0,'stalls':1,'common_stalls':3,'drops':[0,2,1,0,0,0,4,0]},'rx':["
                 + "{'used':1,'ip':0,'qpn':1048576,'stalled':0,'acked':95},{'used':0},"
                 + "{'used':1,'ip':0,'qpn':1048578,'stalled':1,'acked':90}]}";
         Installed g = Installed.of(new ObjectMapper().readTree(json.replace('\'', '"')));
@@ -59,6 +70,9 @@ class ControlFrameTest {
         assertEquals(2L, g.counters.get("dropNonMember"));
         assertEquals(1L, g.counters.get("dropBeyondSent"));
         assertEquals(1L, g.counters.get("reAcks"));
+        assertEquals(4L, g.counters.get("dropBadIcrc"));
+        assertEquals(3L, g.counters.get("commonStalls"));
+        assertFalse(g.counters.containsKey(null), "event 5 is a stall, not a drop");
         assertEquals(2, g.slots.size());
         assertFalse(g.slots.containsKey(1));
         assertTrue(g.slots.get(2).stalled);

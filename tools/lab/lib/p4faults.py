@@ -44,6 +44,7 @@ STREAM = 400
 # long enough (12 s) to cover a switch's restart, its state written and acknowledged, and the others taking it
 # back
 REPAIR_STREAM = 480
+TIERS = ["LEAF", "SPINE", "SUPER_SPINE"]
 REPAIR_GAP_US = 25000
 
 
@@ -191,6 +192,8 @@ def main():
     ap.add_argument("--results", default=None)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--no-links", action="store_true", help="switches and the controller only, no link cuts")
+    ap.add_argument("--gap-ms", type=float, default=GAP_US / 1000.0,
+                    help="between the fault streams' packets (a k=4 fat tree of BMv2 switches keeps 50 a second)")
     ap.add_argument("--only", default="", help="the scenarios whose name contains this text, or one of several "
                                                 "comma-separated texts")
     a = ap.parse_args()
@@ -230,23 +233,43 @@ def run(a, runner):
     r_leaf = leaf[members[-1]]
     s_leaf = leaf[src["name"]]
     remote = {m for m in members if leaf[m] != s_leaf}
+    behind = {m for m in members if leaf[m] == r_leaf}
     cut = lambda *ends: lambda: fabric_cmd(a.fabric, "fail-link", *ends)  # noqa: E731
+    # the fault targets from the fabric's tiers: a leaf-spine's spines, or a fat tree's aggregation switches
+    # (a leaf's uplinks) and cores (the top)
+    names = {sw["deviceId"]: sw["name"] for sw in fabric["switches"]}
+    role = {sw["name"]: sw.get("role", "LEAF") for sw in fabric["switches"]}
+    up = {}
+    for ln in fabric["links"]:
+        x, y = names[ln["a"]], names[ln["b"]]
+        for lo, hi in ((x, y), (y, x)):
+            if TIERS.index(role[hi]) > TIERS.index(role[lo]):
+                up.setdefault(lo, []).append(hi)
+    for v in up.values():
+        v.sort()
+    top = sorted(n for n in role if role[n] == max(role.values(), key=TIERS.index))[0]
+    r_up, s_up = up[r_leaf], up[s_leaf]
 
     # (name, fault, repair, the receiver it leaves unreachable, the receivers it may cost packets while the fabric
     # reroutes (what others lose is spared loss), what is done and settled before the fault's stream)
     # a link cut: both ports drop every frame and say they are down (BMv2 stalls when one of its interfaces goes
     # down, which no switch does)
     links = [
-        ("spine link", cut(r_leaf, "spine1"), ("restore-link", r_leaf, "spine1"), None, {members[-1]}, None),
-        ("source leaf uplink", cut(s_leaf, "spine1"), ("restore-link", s_leaf, "spine1"), None, remote, None),
+        ("spine link", cut(r_leaf, r_up[0]), ("restore-link", r_leaf, r_up[0]), None, behind, None),
+        ("source leaf uplink", cut(s_leaf, s_up[0]), ("restore-link", s_leaf, s_up[0]), None, remote, None),
         # ONOS restarted while a link is down: its first plan must not use the link
-        ("controller restart, link down", runner.restart, ("restore-link", r_leaf, "spine2"), None, set(),
-         cut(r_leaf, "spine2")),
+        ("controller restart, link down", runner.restart, ("restore-link", r_leaf, r_up[-1]), None, set(),
+         cut(r_leaf, r_up[-1])),
     ] if not a.no_links else []
     scenarios = links + [
-        ("spine switch", ("fail-switch", "spine1"), ("restore-switch", "spine1"), None, remote, None),
-        ("receiver leaf switch", ("fail-switch", r_leaf), ("restore-switch", r_leaf), members[-1], {members[-1]},
-         None),
+        ("spine switch", ("fail-switch", top), ("restore-switch", top), None, remote, None),
+    ]
+    if top not in r_up:
+        # a fat tree: the receiver leaf's aggregation switch too
+        scenarios.append(("aggregation switch", ("fail-switch", r_up[0]), ("restore-switch", r_up[0]), None,
+                          remote, None))
+    scenarios += [
+        ("receiver leaf switch", ("fail-switch", r_leaf), ("restore-switch", r_leaf), members[-1], behind, None),
         ("controller restart", runner.restart, None, None, set(), None),
     ]
     if a.only:
@@ -268,7 +291,7 @@ def run(a, runner):
             before()
             settled(a.rest, gid)
             in_place(a.rest, s_leaf)
-        res = stream(fabric, src, group, everyone, STREAM, GAP_US,
+        res = stream(fabric, src, group, everyone, STREAM, int(a.gap_ms * 1000),
                      fail if callable(fail) else lambda: fabric_cmd(a.fabric, *fail))
         during_dup = sum(r["duplicates"] for r in res.values())
         during_strays = sum(r["received"] for n, r in res.items() if n not in everyone)

@@ -16,7 +16,8 @@ import java.util.Map;
  * <p>The switches' static entries and every header a sender wrote name these bits, so they must outlive the
  * instance that chose them: a restart or a takeover that allocated afresh from the fabric of that moment (a leaf
  * down, a host not yet learnt) would number the leaves differently and deliver old headers to the wrong racks.
- * Entries are only ever added: a leaf or a position that has gone keeps its number for its return.
+ * Entries are only ever added: a leaf or a position that has gone keeps its number for its return. The same store
+ * keeps each uplink port's index in the program ({@link P4UplinkIndices}), for the same reason.
  */
 final class P4BitIndexStore {
     static final String NAME = "mcast4ai-p4-bit-indices";
@@ -26,6 +27,7 @@ final class P4BitIndexStore {
     private static final String SLOTS_PER_LEAF = "geometry/slots-per-leaf";
     private static final String LEAF = "leaf/";
     private static final String POSITION = "position/";
+    private static final String UPLINK = "uplink/";
 
     private final ConsistentMap<String, Integer> map;
 
@@ -87,6 +89,29 @@ final class P4BitIndexStore {
             if (!oldPositions.containsKey(e.getKey())) {
                 same &= put(POSITION + e.getKey(), e.getValue());
             }
+        }
+        return same;
+    }
+
+    /** @return the uplinks' indices stored ({@link P4UplinkIndices#key} to index) */
+    Map<String, Integer> uplinks() {
+        Map<String, Integer> out = new HashMap<>();
+        for (Map.Entry<String, Versioned<Integer>> e : map.entrySet()) {
+            if (e.getKey().startsWith(UPLINK)) {
+                out.put(e.getKey().substring(UPLINK.length()), e.getValue().value());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param added uplinks' indices given since the last save ({@link P4UplinkIndices#added})
+     * @return false if another instance stored a different index for one of them meanwhile
+     */
+    boolean saveUplinks(Map<String, Integer> added) {
+        boolean same = true;
+        for (Map.Entry<String, Integer> e : added.entrySet()) {
+            same &= put(UPLINK + e.getKey(), e.getValue());
         }
         return same;
     }

@@ -140,6 +140,8 @@ public class P4FabricManager implements P4FabricService {
     private P4BitIndexStore bitStore;
     // the table in use, as the store holds it; dropped while another instance writes
     private BitIndexTable bits;
+    // the uplinks' indices in the program, kept while a link is down (the writer's; reloaded when it becomes one)
+    private P4UplinkIndices uplinkIndices;
     // the table the groups' stamps are compiled with: the writer's, or as another instance stored it
     private volatile BitIndexTable published;
     // the table the group service last heard of: groups that missed a number are compiled again when it changes
@@ -243,6 +245,7 @@ public class P4FabricManager implements P4FabricService {
         targets.forEach(d -> names.add(d.toString()));
         if (!writer) {
             bits = null;
+            uplinkIndices = null;
             published = bitStore.load();
         }
         if (!writer || targets.isEmpty()) {
@@ -255,9 +258,16 @@ public class P4FabricManager implements P4FabricService {
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
             published = bits;
+            if (uplinkIndices == null) {
+                uplinkIndices = new P4UplinkIndices(bitStore.uplinks());
+            }
             joining.observe(targets, fabric);
             desired = withGroupEntries(joining.plan(fabric, targets,
-                    (f, only) -> planner.plan(f, SwitchTables.build(f, bits), only)), targets, fabric);
+                    (f, only) -> planner.plan(f, SwitchTables.build(f, bits), only, uplinkIndices)), targets, fabric);
+            if (!bitStore.saveUplinks(uplinkIndices.added())) {
+                uplinkIndices = null;
+                throw new IllegalStateException("another instance numbered the uplinks meanwhile");
+            }
         } catch (IllegalArgumentException | IllegalStateException e) {
             // once per distinct problem: the loop runs every few seconds
             if (!Objects.equals(status.problem(), e.getMessage())) {
@@ -341,7 +351,7 @@ public class P4FabricManager implements P4FabricService {
             if (s != null) {
                 List<FlowRule> all = new ArrayList<>(s.rules());
                 all.addAll(rules);
-                out.put(d, new P4FabricPlanner.SwitchState(all, s.group()));
+                out.put(d, new P4FabricPlanner.SwitchState(all, s.group(), s.tier()));
             }
         });
         return out;

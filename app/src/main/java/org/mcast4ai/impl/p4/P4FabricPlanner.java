@@ -44,7 +44,9 @@ import java.util.Set;
  * defaults, one uplink_port entry per uplink, one out_port entry per port and multicast group 1 with one replica
  * per port (the role entry also carries the geometry, so a switch refuses a header naming what it lacks, and
  * without it a switch forwards nothing); on a leaf also the ICRC shift tables its receivers' rewrites use
- * ({@link Icrc}: the same 192 entries on every leaf). Nothing in it names a group. Pure: built from the snapshot alone.
+ * ({@link Icrc}: the same 192 entries on every leaf). Nothing in it names a group. Pure: built from the snapshot and
+ * the uplink indices given ({@link P4UplinkIndices}: an uplink keeps its index while it is down and after it comes
+ * back, so no other uplink's entries change with it).
  */
 public final class P4FabricPlanner {
     /** Table, action and parameter names of the program's P4Info. */
@@ -93,10 +95,17 @@ public final class P4FabricPlanner {
     public static final class SwitchState {
         private final List<FlowRule> rules;
         private final GroupDescription group;
+        private final int tier;
 
-        SwitchState(List<FlowRule> rules, GroupDescription group) {
+        SwitchState(List<FlowRule> rules, GroupDescription group, int tier) {
             this.rules = Collections.unmodifiableList(rules);
             this.group = group;
+            this.tier = tier;
+        }
+
+        /** @return the switch's tier: 0 a leaf, 1 a spine (or a fat tree's aggregation switch), 2 a core */
+        public int tier() {
+            return tier;
         }
 
         /** @return its table entries (an empty selector is the table's default action) */
@@ -163,6 +172,19 @@ public final class P4FabricPlanner {
      * @throws IllegalArgumentException naming the switch, if the program cannot hold one of their states
      */
     public Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables, Set<DeviceId> only) {
+        return plan(fabric, tables, only, new P4UplinkIndices());
+    }
+
+    /**
+     * @param fabric  the fabric
+     * @param tables  its static tables
+     * @param only    the switches to plan; null: all
+     * @param indices the uplinks' indices so far, given a new uplink's
+     * @return those switches' state, by device
+     * @throws IllegalArgumentException naming the switch, if the program cannot hold one of their states
+     */
+    Map<DeviceId, SwitchState> plan(FabricSnapshot fabric, SwitchTables tables, Set<DeviceId> only,
+                                    P4UplinkIndices indices) {
         FabricGeometry g = tables.geometry();
         Map<DeviceId, SwitchState> out = new LinkedHashMap<>();
         for (int sw = 0; sw < tables.switches(); sw++) {
@@ -172,7 +194,8 @@ public final class P4FabricPlanner {
                 continue;
             }
             try {
-                out.put(DeviceId.deviceId(name), switchState(DeviceId.deviceId(name), t, g));
+                out.put(DeviceId.deviceId(name), switchState(DeviceId.deviceId(name), t, g, indices,
+                        fabric.role(sw).ordinal()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("switch " + name + ": " + e.getMessage(), e);
             }
@@ -180,7 +203,7 @@ public final class P4FabricPlanner {
         return out;
     }
 
-    private SwitchState switchState(DeviceId d, SwitchTable t, FabricGeometry g) {
+    private SwitchState switchState(DeviceId d, SwitchTable t, FabricGeometry g, P4UplinkIndices indices, int tier) {
         int s = g.slotBits();
         // the program's entries have fixed sizes: a header of wider bitmaps would be parsed out of step
         if (g.slotBitmapBytes() != slotBytes || g.leafBitmapBytes() != leafBytes) {
@@ -193,6 +216,15 @@ public final class P4FabricPlanner {
         long[] ups = t.upPorts();
         if (ups.length > uplinks) {
             throw new IllegalArgumentException(ups.length + " uplinks, the program holds " + uplinks);
+        }
+        int[] index = indices.assign(d, ups);
+        int nUp = 0;
+        for (int i : index) {
+            nUp = Math.max(nUp, i + 1);
+        }
+        if (nUp > uplinks) {
+            throw new IllegalArgumentException("uplink index " + (nUp - 1) + " (uplinks keep theirs while down), the "
+                    + "program holds " + uplinks);
         }
         List<FlowRule> rules = new ArrayList<>();
         List<Long> ports = new ArrayList<>();
@@ -223,20 +255,24 @@ public final class P4FabricPlanner {
             }
             rules.add(rule(d, OUT_PORT, exact("egress_port", cp[0]), action));
         }
+        BitSet[] reachOf = new BitSet[uplinks];
+        for (int i = 0; i < ups.length; i++) {
+            BitSet r = new BitSet();
+            for (int l : t.upReach(i)) {
+                r.set(l);
+            }
+            reachOf[index[i]] = r;
+            ports.add(ups[i]);
+            rules.add(rule(d, OUT_PORT, exact("egress_port", ups[i]), PiAction.builder()
+                    .withId(PiActionId.of(TO_UPLINK)).withParameter(param("index", index[i], 1)).build()));
+            rules.add(rule(d, UPLINK_PORT, exact("ingress_port", ups[i]), PiAction.builder()
+                    .withId(PiActionId.of(FROM_UPLINK)).build()));
+        }
         List<PiActionParam> reach = new ArrayList<>();
         for (int u = 0; u < uplinks; u++) {
-            BitSet r = new BitSet();
-            if (u < ups.length) {
-                for (int l : t.upReach(u)) {
-                    r.set(l);
-                }
-                ports.add(ups[u]);
-                rules.add(rule(d, OUT_PORT, exact("egress_port", ups[u]), PiAction.builder()
-                        .withId(PiActionId.of(TO_UPLINK)).withParameter(param("index", u, 1)).build()));
-                rules.add(rule(d, UPLINK_PORT, exact("ingress_port", ups[u]), PiAction.builder()
-                        .withId(PiActionId.of(FROM_UPLINK)).build()));
-            }
-            reach.add(new PiActionParam(PiActionParamId.of("r" + u), leafSet(r)));
+            // an index whose uplink is down reaches nothing: the ingress passes it by
+            reach.add(new PiActionParam(PiActionParamId.of("r" + u), leafSet(reachOf[u] == null ? new BitSet()
+                    : reachOf[u])));
         }
         for (long p : ports) {
             // v1model's ports are 9 bits wide, and the CPU port is the program's own
@@ -253,7 +289,7 @@ public final class P4FabricPlanner {
                 .withParameter(param("self_leaf", selfLeaf, 2))
                 .withParameter(param("slot_bits", s, 2))
                 .withParameter(param("leaf_bits", g.leafBits(), 2))
-                .withParameter(param("n_up", ups.length, 1))
+                .withParameter(param("n_up", nUp, 1))
                 .withParameter(new PiActionParam(PiActionParamId.of("below"), leafSet(below)))
                 .withParameter(param("slots", g.slotsPerLeaf(), 2))
                 .withParameter(new PiActionParam(PiActionParamId.of("slot_mask"),
@@ -275,7 +311,7 @@ public final class P4FabricPlanner {
         GroupDescription group = new DefaultGroupDescription(d, GroupDescription.Type.ALL, new GroupBuckets(buckets),
                 new DefaultGroupKey("mcast4ai-p4-replication".getBytes(StandardCharsets.US_ASCII)),
                 MULTICAST_GROUP, appId);
-        return new SwitchState(rules, group);
+        return new SwitchState(rules, group, tier);
     }
 
     // the shifts over lo and over 64 * hi zero bytes, each matrix as one bit<1024> parameter: column i at bits

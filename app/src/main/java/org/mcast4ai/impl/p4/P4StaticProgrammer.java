@@ -16,11 +16,13 @@ import org.onosproject.net.pi.model.PiTableId;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -29,8 +31,10 @@ import static org.slf4j.LoggerFactory.getLogger;
  * the desired entries with what ONOS's flow and group stores hold for the device (which ONOS keeps true to the
  * switch: it re-installs missing rules and groups on its audits) and writes only the difference, so running it
  * again repairs whatever an earlier run, a restart or an out-of-band change left. Rules that are new or changed
- * go first, removals of the app's entries in the program's tables that nothing desires after them; the
- * multicast group is added, or its replicas replaced, when they differ.
+ * go first, tier by tier from the top (a core's before an aggregation switch's before a leaf's: a switch sends a
+ * copy up towards leaves only once the switches above it reach them, so a path that comes back is taken from the
+ * source's end last), then removals of the app's entries in the program's tables that nothing desires after them;
+ * the multicast group is added, or its replicas replaced, when they differ.
  */
 public final class P4StaticProgrammer {
     /** The program's tables: the app's entries in them are its to keep or remove. */
@@ -96,6 +100,8 @@ public final class P4StaticProgrammer {
      */
     public Writes sync(Map<DeviceId, P4FabricPlanner.SwitchState> desired) {
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        // the adds by tier, the top first
+        TreeMap<Integer, List<FlowRule>> byTier = new TreeMap<>(Comparator.reverseOrder());
         int adds = 0;
         int removes = 0;
         int groups = 0;
@@ -117,7 +123,7 @@ public final class P4StaticProgrammer {
                 wanted.add(r.id());
                 FlowEntry h = held.get(r.id());
                 if (all || h == null || !live(h) || !h.treatment().equals(r.treatment())) {
-                    ops.add(r);
+                    byTier.computeIfAbsent(e.getValue().tier(), x -> new ArrayList<>()).add(r);
                     adds++;
                 } else if (h.state() != FlowEntry.FlowEntryState.ADDED) {
                     confirmed = false;
@@ -141,6 +147,14 @@ public final class P4StaticProgrammer {
             } else if (confirmed && !inFlight.contains(d)) {
                 acked.put(d, fp);
             }
+        }
+        boolean first = true;
+        for (List<FlowRule> tier : byTier.values()) {
+            if (!first) {
+                ops.newStage();
+            }
+            first = false;
+            tier.forEach(ops::add);
         }
         if (!stale.isEmpty()) {
             ops.newStage();

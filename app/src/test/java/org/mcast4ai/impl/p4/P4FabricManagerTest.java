@@ -57,10 +57,13 @@ class P4FabricManagerTest {
         manager.deactivate();
     }
 
+    // the uplinks' indices as the manager keeps them: given on the whole fabric, kept while a link is down
+    private final P4UplinkIndices indices = new P4UplinkIndices();
+
     private Map<DeviceId, P4FabricPlanner.SwitchState> expected(BitIndexTable bits, Set<DeviceId> targets) {
         FabricSnapshot now = new FabricSnapshotFactory(fabric.devices, fabric.links, fabric.hosts).snapshot();
         return new P4FabricPlanner(APP, P4FabricPlanner.DEFAULT_LEAF_SET).plan(now, SwitchTables.build(now, bits),
-                targets);
+                targets, indices);
     }
 
     private BitIndexTable wholeFabricBits() {

@@ -209,6 +209,38 @@ class P4FabricPlannerTest {
         }
     }
 
+    /**
+     * An uplink keeps its index while its link is down and after it comes back: the other uplinks' entries never
+     * change with it, so no moment has two ports holding one index (a copy up both: duplicates).
+     */
+    @Test
+    void anUplinkKeepsItsIndexWhileDownAndBack() {
+        FabricSnapshot k4 = FabricGenerators.fatTree(4);
+        FabricSnapshot cut = FabricGenerators.withoutLinks(k4, (a, b) ->
+                a.equals("edge1-1") && b.equals("agg1-1") || a.equals("agg1-1") && b.equals("edge1-1"));
+        P4UplinkIndices indices = new P4UplinkIndices();
+        BitIndexTable bits = BitIndexTable.forFabric(k4);
+        DeviceId edge = DeviceId.deviceId("edge1-1");
+        Map<Long, String> whole = describe(planner.plan(k4, SwitchTables.build(k4, bits), null, indices).get(edge));
+        Map<Long, String> down = describe(planner.plan(cut, SwitchTables.build(cut, bits), null, indices).get(edge));
+        Map<Long, String> back = describe(planner.plan(k4, SwitchTables.build(k4, bits), null, indices).get(edge));
+        assertEquals(Map.of(1L, "host 0", 2L, "host 1", 3L, "uplink 0", 4L, "uplink 1"), whole);
+        // the port of the link that is down has no entry; the other uplink keeps index 1
+        assertEquals(Map.of(1L, "host 0", 2L, "host 1", 4L, "uplink 1"), down);
+        assertEquals(whole, back);
+        // numbered by position, the other uplink had taken index 0 while the link was down
+        Map<Long, String> positional = describe(plan(planner, k4, cut).get(edge));
+        assertEquals("uplink 0", positional.get(4L));
+        // as ONOS's store holds them, and a new instance takes them from there
+        P4UplinkIndices fromStore = new P4UplinkIndices(Map.of(P4UplinkIndices.key(edge, 4), 1));
+        assertEquals(down, describe(planner.plan(cut, SwitchTables.build(cut, bits), null, fromStore).get(edge)));
+        // what the store is given: every index once, as it was first given
+        Map<String, Integer> added = indices.added();
+        assertEquals(0, added.get(P4UplinkIndices.key(edge, 3)));
+        assertEquals(1, added.get(P4UplinkIndices.key(edge, 4)));
+        assertEquals(Map.of(), indices.added());
+    }
+
     @Test
     void theVectorsRanWithTheStateThePlannerWrites() throws Exception {
         FabricSnapshot k4 = FabricGenerators.fatTree(4);

@@ -103,10 +103,23 @@ class P4StaticProgrammerTest {
         assertTrue(groups.modified.contains(DeviceId.deviceId("agg3-1") + "|"
                 + after.get(DeviceId.deviceId("agg3-1")).group().appCookie()), "agg3-1 loses a replica");
         holdsExactly(after);
-        // removals come after every add or change, in a later stage
+        // adds tier by tier from the top (cores, aggregation switches, edges: a switch takes a path up only once
+        // the switches above it reach its leaves), removals after every add or change, in a later stage
         FlowRuleOperations last = flows.lastBatch();
-        assertEquals(2, last.stages().size());
-        assertTrue(last.stages().get(1).stream().allMatch(o -> o.type() == org.onosproject.net.flow
+        List<Set<org.onosproject.net.flow.FlowRuleOperation>> stages = last.stages();
+        assertTrue(stages.size() >= 3, "the core and aggregation switches change, then removals: " + stages.size());
+        int above = 3;
+        for (int i = 0; i < stages.size() - 1; i++) {
+            Set<Integer> tiers = stages.get(i).stream().map(o -> tierOf(o.rule().deviceId()))
+                    .collect(Collectors.toSet());
+            assertEquals(1, tiers.size(), "one tier a stage: " + tiers);
+            int tier = tiers.iterator().next();
+            assertTrue(tier < above, "stage " + i + " below the one before: " + tier);
+            above = tier;
+            assertTrue(stages.get(i).stream().allMatch(o -> o.type() == org.onosproject.net.flow.FlowRuleOperation
+                    .Type.ADD));
+        }
+        assertTrue(stages.get(stages.size() - 1).stream().allMatch(o -> o.type() == org.onosproject.net.flow
                 .FlowRuleOperation.Type.REMOVE));
         assertTrue(programmer.sync(after).none());
         // and back
@@ -144,7 +157,12 @@ class P4StaticProgrammerTest {
         assertEquals(plan.keySet(), written);
     }
 
-    private static List<FlowRule> addsOf(FlowRuleOperations ops) {
+    private static int tierOf(DeviceId d) {
+        String n = d.toString();
+        return n.startsWith("core") ? 2 : n.startsWith("agg") ? 1 : 0;
+    }
+
+        private static List<FlowRule> addsOf(FlowRuleOperations ops) {
         return ops.stages().stream().flatMap(Set::stream)
                 .filter(o -> o.type() == org.onosproject.net.flow.FlowRuleOperation.Type.ADD)
                 .map(org.onosproject.net.flow.FlowRuleOperation::rule).collect(Collectors.toList());

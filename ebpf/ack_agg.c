@@ -717,9 +717,15 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 	return TC_ACT_OK;
 }
 
+/* the CRC-32 four bytes at a time (slicing by 4): crc_slices[k][b] is byte b's image after k + 1 more bytes */
+static const __u32 crc_slices[4][256] = {
+#include "crc32_slices.h"
+};
+
 /* Whether a consumed packet's ICRC verifies. An ACK or NAK is 62 bytes, a CNP 74 (the ICRC covers the IPv4 packet
- * but its last four bytes); any other length is no packet the aggregator consumes, and counts as damaged. Read
- * into the stack, so the CRC's loop walks no packet pointers. */
+ * but its last four bytes, 44 or 56 bytes, a multiple of four); any other length is no packet the aggregator
+ * consumes, and counts as damaged. Read into the stack, the masked bytes set to ones there, and taken four bytes a
+ * step, so the CRC's loop walks no packet pointers and costs 11 or 14 steps. */
 static __always_inline int icrc_ok(struct __sk_buff *skb, struct iphdr *ip)
 {
 	__u8 b[CNP_FRAME];
@@ -734,14 +740,18 @@ static __always_inline int icrc_ok(struct __sk_buff *skb, struct iphdr *ip)
 	} else {
 		return 0;
 	}
+	/* icrc_masked()'s bytes: ToS, TTL, the IPv4 and UDP checksums, BTH byte 4 */
+	b[15] = b[22] = b[24] = b[25] = b[40] = b[41] = b[46] = 0xFF;
 	covered = len - 14 - 4;
 	crc = icrc_start();
-	for (i = 0; i < CNP_FRAME - 14 - 4; i++) {
-		__u32 o = 14 + i;
+	for (i = 0; i < (CNP_FRAME - 14 - 4) / 4; i++) {
+		__u32 o = 14 + 4 * i;
 
-		if (i >= covered)
+		if (4 * i >= covered)
 			break;
-		crc = crc_byte(crc, icrc_masked(o) ? 0xFF : b[o]);
+		crc ^= (__u32)b[o] | (__u32)b[o + 1] << 8 | (__u32)b[o + 2] << 16 | (__u32)b[o + 3] << 24;
+		crc = crc_slices[3][crc & 0xFF] ^ crc_slices[2][(crc >> 8) & 0xFF] ^ crc_slices[1][(crc >> 16) & 0xFF]
+		      ^ crc_slices[0][crc >> 24];
 	}
 	crc = ~crc;
 	i = len - 4;

@@ -205,7 +205,7 @@ public final class Aggregator {
         if (changed) {
             g = Installed.of(bpf.lookup(groupsMap, key(index)));
         }
-        changed = false;
+        Map<Integer, String> evicting = new HashMap<>();
         for (Map.Entry<Integer, Installed.Slot> e : g.slots.entrySet()) {
             JsonNode r = want.get(e.getKey());
             // the controller lost the receiver's path: the others need not wait the stall timeout for it (the
@@ -213,12 +213,18 @@ public final class Aggregator {
             if (r != null && r.path("unreachable").asBoolean() && !e.getValue().stalled) {
                 bpf.run(prog, new ControlFrame(ControlFrame.EVICT, index, g.token)
                         .member(e.getValue().ip, e.getValue().qpn, 0).bytes());
-                log.accept("group " + id + ": " + r.path("host").asText() + " unreachable, no longer waited for");
-                changed = true;
+                evicting.put(e.getKey(), r.path("host").asText());
             }
         }
-        if (changed) {
+        if (!evicting.isEmpty()) {
             g = Installed.of(bpf.lookup(groupsMap, key(index)));
+            // said once, for those the program took (it refuses the last active receiver, every run)
+            for (Map.Entry<Integer, String> e : evicting.entrySet()) {
+                Installed.Slot now = g.slots.get(e.getKey());
+                if (now != null && now.stalled) {
+                    log.accept("group " + id + ": " + e.getValue() + " unreachable, no longer waited for");
+                }
+            }
         }
         int next = (int) (g.sentNext & 0xFFFFFF);
         changed = false;

@@ -40,6 +40,7 @@ import org.mcast4ai.impl.bitmap.OpenFlowStampProgrammer;
 import org.mcast4ai.impl.program.Programmer;
 import org.mcast4ai.impl.compile.P4Replication;
 import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
+import org.mcast4ai.impl.p4.P4FabricManager;
 import org.mcast4ai.impl.p4.P4Stamp;
 import org.mcast4ai.impl.p4.P4Views;
 import org.mcast4ai.impl.p4.P4StampProgrammer;
@@ -170,10 +171,29 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             policyOption = ReferencePolicyOption.GREEDY)
     protected volatile PiPipeconfService pipeconfService;
 
-    /** The P4 fabric's static state (its leaf numbers); until it is bound, groups on P4 switches wait. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    protected volatile org.mcast4ai.impl.p4.P4FabricManager p4Fabric;
+    /**
+     * The P4 fabric's static state (its leaf numbers), which this manager's loop runs on its fabric lane; until it
+     * is bound, groups on P4 switches wait.
+     */
+    protected volatile P4FabricManager p4Fabric;
+
+    /** @param m the P4 fabric's state: run by this manager's loop from now on */
+    @Reference(name = "p4Fabric", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindP4Fabric")
+    protected void bindP4Fabric(P4FabricManager m) {
+        p4Fabric = m;
+        if (scheduler != null) {
+            m.attach(p4Loop);
+        }
+    }
+
+    /** @param m the P4 fabric's state going away */
+    protected void unbindP4Fabric(P4FabricManager m) {
+        m.detach(p4Loop);
+        if (p4Fabric == m) {
+            p4Fabric = null;
+        }
+    }
 
     // the settings' fields, named as the properties: ONOS's cfg catalog generator reads their defaults from them
     /** IPv4 multicast prefix group addresses are allocated from. */
@@ -223,9 +243,12 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private GroupIndex index;
     private GroupInstaller installer;
     private TopologyMonitor topology;
-    private GroupScheduler scheduler;
+    private volatile GroupScheduler scheduler;
     private ScheduledFuture<?> audit;
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
+    // the P4 fabric's static state runs on this loop's fabric lane, before the groups that wait on it
+    private final P4FabricManager.Loop p4Loop = new P4FabricLane(() -> scheduler, () -> timer, () -> store.getAll(),
+            this::getAggregation);
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
     // another instance acknowledged the static tables: the groups waiting for them here go on
     private final Runnable staticTablesChanged = () -> {
@@ -294,10 +317,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (groupService != null) {
             writers.add(new P4StampProgrammer(flowRuleService, groupService, appId));
             p4 = new P4Replication(onP4, () -> {
-                org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+                P4FabricManager m = p4Fabric;
                 return m == null ? null : m.bitIndices();
             }, hostResolver, () -> {
-                org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+                P4FabricManager m = p4Fabric;
                 return m == null ? Set.of() : m.unready();
             });
         }
@@ -308,6 +331,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 snapshots, writers, deviceService::isAvailable, index, lanes, timer, System::currentTimeMillis,
                 () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
+        scheduler.setFabricState(() -> p4Fabric);
         scheduler.setSweep(new OrphanSweep(store, flowRuleService, appId, deviceService::isAvailable,
                 installer.programmers(), bitmaps.programmer()));
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
@@ -334,6 +358,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         bitmaps.setRetryTimer(timer);
         bitmaps.setNewest(snapshots::snapshot);
         topology.start();
+        P4FabricManager p4State = p4Fabric;
+        if (p4State != null) {
+            p4State.attach(p4Loop);
+        }
         workPartitionService.addListener(partitionListener);
         scheduler.later(scheduler::resumeOwnedGroups);
         // after a restart ONOS's flow store is empty while the records say INSTALLED: the first audit sends the
@@ -355,6 +383,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     protected void deactivate(ComponentContext context) {
         workPartitionService.removeListener(partitionListener);
         store.removeStaticTablesListener(staticTablesChanged);
+        P4FabricManager p4State = p4Fabric;
+        if (p4State != null) {
+            p4State.detach(p4Loop);
+        }
         if (audit != null) {
             audit.cancel(false);
             audit = null;
@@ -540,7 +572,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
 
     // a group on P4 switches: its receivers' bit indices in the P4 fabric's numbering, and its stamped headers
     private GroupBitmap p4Bitmap(P2mpGroup group, P4Stamp stamp) {
-        org.mcast4ai.impl.p4.P4FabricManager m = p4Fabric;
+        P4FabricManager m = p4Fabric;
         return P4Views.bitmap(group, stamp, m == null ? null : m.bitIndices(), snapshots.snapshot(), hostResolver);
     }
 
@@ -718,6 +750,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         public void notify(P2mpGroupEvent event) {
             post(event);
             scheduler.stored(event);
+            P4FabricManager m = p4Fabric;
+            if (m != null) {
+                // a sender's subset entry, a reliable group's receivers' rewrites on P4 leaves
+                m.groupsChanged();
+            }
         }
     }
 

@@ -48,7 +48,7 @@ class P4GroupsTest {
         h.flows.autoAck(true);
         p4 = new P4FabricManagerAccess(h.fabric, h.flows, groups, pipeconfs);
         p4.run();
-        h.manager.p4Fabric = p4.manager();
+        h.manager.bindP4Fabric(p4.manager());
     }
 
     // every switch of the fabric bound to the program
@@ -164,13 +164,12 @@ class P4GroupsTest {
 
     @Test
     void aGroupCompiledBeforeTheLeavesWereNumberedIsCompiledAgainWhenTheyAre() {
-        h.manager.p4Fabric = null;    // the P4 fabric's loop not bound yet: no leaf numbers
+        h.manager.unbindP4Fabric(p4.manager());    // the P4 fabric's state not bound yet: no leaf numbers
         P2mpGroup g = h.manager.submit(ManagerHarness.request("early", 2, 1, 3, 1));
         P2mpGroup before = h.manager.getGroup(g.id()).orElseThrow();
         assertEquals(GroupState.FAILED, before.state());
         assertTrue(before.reason().contains("not numbered yet"), before.reason());
-        h.manager.p4Fabric = p4.manager();
-        p4.bind(h.manager);
+        h.manager.bindP4Fabric(p4.manager());
         p4.run();
         P2mpGroup after = h.manager.getGroup(g.id()).orElseThrow();
         assertEquals(GroupState.INSTALLED, after.state(), after.toString());
@@ -196,9 +195,9 @@ class P4GroupsTest {
 
     @Test
     void aGroupWaitsForASwitchBackUntilItAnswersItsStaticStateAndIsInstalledThen() {
-        p4.bind(h.manager);
         h.flows.autoAck(false);
-        // leaf 3 came back (possibly empty): its static state is sent again and not answered yet
+        // leaf 3 came back empty: its static state is sent again and not answered yet
+        h.flows.rulesOn(TestFabric.leaf(3)).forEach(h.flows::lose);
         p4.deviceReturned(TestFabric.leaf(3));
         p4.run();
         assertEquals(Set.of(TestFabric.leaf(3)), p4.manager().unready());

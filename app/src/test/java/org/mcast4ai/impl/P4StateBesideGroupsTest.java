@@ -66,7 +66,7 @@ class P4StateBesideGroupsTest {
     @Test
     void aReliableGroupsReceiversOnAP4LeafGetTheirRewritesUntilItGoes() {
         P4FabricManagerAccess p4 = p4(TestFabric.leaf(2));
-        p4.bind(h.manager);
+        h.manager.bindP4Fabric(p4.manager());
         P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "rc"))
                 .source(Endpoint.of(TestFabric.hostId(1, 1), 51)).reliability(Reliability.ACK_AGGREGATION)
                 .addReceiver(Endpoint.of(TestFabric.hostId(2, 1), 18))
@@ -95,7 +95,7 @@ class P4StateBesideGroupsTest {
     @Test
     void theGroupsEventsBringTheRewritesWithoutWaitingForTheAudit() throws InterruptedException {
         P4FabricManagerAccess p4 = p4(TestFabric.leaf(2));
-        p4.bind(h.manager);
+        h.manager.bindP4Fabric(p4.manager());
         // the run at activation is done (the static state is there) before the group comes
         assertTrue(within(() -> h.flows.rulesOn(TestFabric.leaf(2)).size() > 100), "static state written");
         Thread.sleep(50);
@@ -113,7 +113,7 @@ class P4StateBesideGroupsTest {
     @Test
     void aGroupsSenderOnAP4LeafGetsItsSubsetEntryUntilItGoes() {
         P4FabricManagerAccess p4 = p4(TestFabric.leaf(1));
-        p4.bind(h.manager);
+        h.manager.bindP4Fabric(p4.manager());
         P2mpGroup g = h.manager.submit(P2mpGroupRequest.builder().key(GroupKey.of("t", "moe"))
                 .source(Endpoint.of(TestFabric.hostId(1, 1)))
                 .addReceiver(Endpoint.of(TestFabric.hostId(1, 2)))

@@ -16,6 +16,7 @@ import org.onosproject.net.intent.WorkPartitionService;
 import org.slf4j.Logger;
 
 import java.util.LinkedHashSet;
+import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,6 +39,8 @@ public final class GroupScheduler {
     private final FabricSnapshotFactory snapshots;
     private final GroupIndex index;
     private final Set<Long> queued = ConcurrentHashMap.newKeySet();
+    // the fabric-wide switch state groups wait on (the P4 switches'), or null when there is none
+    private volatile Supplier<FabricState> fabricState = () -> null;
 
     public GroupScheduler(P2mpGroupStore store, GroupInstaller installer, GroupLanes lanes,
                           WorkPartitionService partitions, BitmapReplication bitmaps, FabricSnapshotFactory snapshots,
@@ -49,6 +52,18 @@ public final class GroupScheduler {
         this.bitmaps = bitmaps;
         this.snapshots = snapshots;
         this.index = index;
+    }
+
+    /** @param state the fabric-wide switch state the loop keeps in line before the groups (null: none) */
+    public void setFabricState(Supplier<FabricState> state) {
+        fabricState = state;
+    }
+
+    private void fabricState(java.util.function.Consumer<FabricState> work) {
+        FabricState s = fabricState.get();
+        if (s != null) {
+            work.accept(s);
+        }
     }
 
     private boolean isMine(P2mpGroupId id) {
@@ -97,6 +112,8 @@ public final class GroupScheduler {
      * @param why         what changed, for the groups' history
      */
     public void topologyChanged(Set<Long> groups, boolean improvement, String why) {
+        // the fabric-wide state first: the groups compiled next see which switches hold it
+        fabricState(s -> s.reconcile(why));
         Set<Long> todo = new LinkedHashSet<>(groups);
         if (improvement) {
             todo.addAll(installer.waitingForFabric());
@@ -147,6 +164,22 @@ public final class GroupScheduler {
     }
 
     /**
+     * The P4 fabric's static state changed in a way groups wait on (leaves numbered, a switch acknowledged its
+     * state): owned groups that are not settled, or that list unreachable receivers, are decided again.
+     *
+     * @param why what changed, for the groups' history
+     */
+    public void fabricStateChanged(String why) {
+        for (P2mpGroup g : store.getAll()) {
+            if (g.request().mode() != ReplicationMode.TREE && g.state().isLive() && isMine(g.id())
+                    && (g.state() == GroupState.DEGRADED || g.state() == GroupState.FAILED
+                    || g.state() == GroupState.INSTALLING)) {
+                schedule(g.id(), why);
+            }
+        }
+    }
+
+    /**
      * A switch refused its static BITMAP tables: settled BITMAP groups are decided again, so that those with
      * receivers behind it list them instead of staying INSTALLED.
      */
@@ -167,6 +200,7 @@ public final class GroupScheduler {
      */
     public void deviceReturned(DeviceId device) {
         bitmaps.deviceReturned(device);
+        fabricState(s -> s.deviceReturned(device));
         Set<P2mpGroupId> todo = new LinkedHashSet<>();
         store.programmedAll().forEach((id, record) -> {
             if (record.devices().contains(device)) {
@@ -187,6 +221,7 @@ public final class GroupScheduler {
      * @return groups scheduled for repair
      */
     public int audit() {
+        fabricState(s -> s.reconcile("audit"));
         int n = 0;
         for (P2mpGroup g : store.getAll()) {
             if ((g.state() == GroupState.INSTALLED || g.state() == GroupState.DEGRADED) && isMine(g.id())
@@ -231,6 +266,7 @@ public final class GroupScheduler {
         // the static BITMAP tables go first (a no-op while the fabric does not fit or they are in place)
         bitmaps.refreshFit(snapshots.snapshot());
         bitmaps.ownershipChanged();
+        fabricState(s -> s.reconcile("taken up by this instance"));
         store.programmedAll().forEach((id, record) -> {
             if (isMine(id)) {
                 index.putIfAbsent(id.value(), record.treePlan(), Set.of());

@@ -3,35 +3,28 @@ package org.mcast4ai.impl.p4;
 import org.mcast4ai.api.AggregationContext;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
-import org.mcast4ai.api.P2mpGroupAdminService;
-import org.mcast4ai.api.P2mpGroupListener;
-import org.mcast4ai.api.P2mpGroupService;
+import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P4FabricService;
-import org.mcast4ai.api.Reliability;
-import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.api.P4FabricStatus;
+import org.mcast4ai.api.Reliability;
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.SwitchTables;
 import org.mcast4ai.impl.P2mpGroupManager;
 import org.mcast4ai.impl.fabric.FabricSnapshotFactory;
 import org.mcast4ai.impl.fabric.HostResolver;
+import org.mcast4ai.impl.lifecycle.FabricState;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.device.DeviceEvent;
-import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupListener;
 import org.onosproject.net.group.GroupService;
-import org.onosproject.net.host.HostEvent;
-import org.onosproject.net.host.HostListener;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
-import org.onosproject.net.link.LinkEvent;
-import org.onosproject.net.link.LinkListener;
 import org.onosproject.net.link.LinkService;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.store.service.StorageService;
@@ -40,7 +33,6 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
@@ -50,37 +42,60 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static org.onlab.util.Tools.groupedThreads;
 import static org.slf4j.LoggerFactory.getLogger;
 
 /**
- * Keeps every available switch bound to {@link Mcast4aiPipeconf} in the static state of the current fabric:
- * a control loop that, on every device, link or host event and on a timer, takes a snapshot of the fabric ONOS
- * sees, plans the P4 switches' state ({@link P4FabricPlanner}) and has {@link P4StaticProgrammer} write the
- * difference. The static state names no group, so it changes only with the fabric; beside it the leaves hold
- * the groups' edge entries (reliable groups' receivers' rewrites, {@link P4EdgePlanner}; senders' subset entries,
- * {@link P4SubsetPlanner}), which follow the groups' events. One instance of a cluster writes it
- * (the owner of work partition 0, as for the OpenFlow static tables), so all switches take their leaf numbers
- * from one bit index table.
+ * The static state of every available switch bound to {@link Mcast4aiPipeconf}, as the group manager's one
+ * reconcile loop keeps it: on its fabric lane, after every burst of topology events, on every audit and when a
+ * switch answers, it takes a snapshot of the fabric ONOS sees, plans the P4 switches' state
+ * ({@link P4FabricPlanner}) and has {@link P4StaticProgrammer} write the difference, before the groups that need
+ * it are compiled. This component holds that state, its leaf numbers and its status; it runs nothing by itself
+ * until a loop is attached ({@link #attach}). The static state names no group, so it changes only with the
+ * fabric; beside it the leaves hold the groups' edge entries (reliable groups' receivers' rewrites,
+ * {@link P4EdgePlanner}; senders' subset entries, {@link P4SubsetPlanner}), which follow the groups. One instance
+ * of a cluster writes it (the owner of work partition 0, as for the OpenFlow static tables), so all switches take
+ * their leaf numbers from one bit index table.
  */
 @Component(immediate = true, service = {P4FabricManager.class, P4FabricService.class})
-public class P4FabricManager implements P4FabricService {
+public class P4FabricManager implements P4FabricService, FabricState {
     /**
      * The application id of the static state: its own, so that the group manager's sweep of rules no group
      * needs (which covers every rule of {@link P2mpGroupManager#APP_NAME}) never takes it for orphans.
      */
     public static final String APP_NAME = P2mpGroupManager.APP_NAME + ".p4";
-    /** Milliseconds between runs without events: repairs what a refused write or ONOS's restart left. */
-    static final long AUDIT_MS = 5000;
-    /** Milliseconds an event waits, so that a burst of events (a switch and its links) costs one run. */
-    static final long SETTLE_MS = 20;
+    /** Milliseconds before a run after a switch refused a write (ONOS's audit of the flows also repairs it). */
+    static final long RETRY_MS = 1000;
+
+    /** The reconcile loop that runs the static state, as the group manager attaches it. */
+    public interface Loop {
+        /**
+         * @param work    a run, for the loop's fabric lane
+         * @param delayMs milliseconds to wait first (0: as soon as the lane is free)
+         */
+        void later(Runnable work, long delayMs);
+
+        /** @return every group: their senders on P4 leaves get subset entries, reliable groups' receivers rewrites */
+        Collection<P2mpGroup> groups();
+
+        /**
+         * @param id a group
+         * @return its aggregation context, if it is an ACK_AGGREGATION group
+         */
+        Optional<AggregationContext> aggregation(P2mpGroupId id);
+
+        /**
+         * The leaves were numbered again or a switch acknowledged its state: groups waiting on either are decided
+         * again.
+         *
+         * @param why what changed
+         */
+        void stateChanged(String why);
+    }
 
     private final Logger log = getLogger(getClass());
 
@@ -103,37 +118,20 @@ public class P4FabricManager implements P4FabricService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WorkPartitionService workPartitionService;
 
-    // tests shorten it before activate
-    long auditMs = AUDIT_MS;
+    // a run is queued on the loop and not started yet: a burst of answers costs one run
     private final AtomicBoolean queued = new AtomicBoolean();
-    private final DeviceListener devices = e -> {
-        if (e.type() == DeviceEvent.Type.PORT_STATS_UPDATED) {
-            return;
-        }
-        P4StaticProgrammer p = this.programmer;
-        if (p != null && (e.type() == DeviceEvent.Type.DEVICE_ADDED
-                || e.type() == DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED)) {
-            // back, possibly empty: its state is written again and groups wait for its answer
-            p.forget(e.subject().id());
-        }
-        changed();
-    };
     // a multicast group of the static state confirmed or lost
-    private final org.onosproject.net.group.GroupListener groupEvents4 = e -> {
+    private final GroupListener groupEvents = e -> {
         if (e.subject().appId() != null && APP_NAME.equals(e.subject().appId().name())) {
-            changed();
+            requestRun(0);
         }
     };
-    private final LinkListener links = (LinkEvent e) -> changed();
-    private final HostListener hosts = (HostEvent e) -> changed();
-    // every group may have a sender on a P4 leaf (its subset entry), a reliable one receivers there (rewrites)
-    private final P2mpGroupListener groupEvents = e -> changed();
-    // the groups whose entries P4 leaves hold; absent, only the static state is programmed
-    private volatile P2mpGroupService mcastService;
+    // the loop that runs it; null until the group manager attaches
+    private volatile Loop loop;
+    private volatile boolean active;
     private P4EdgePlanner edgePlanner;
     private P4SubsetPlanner subsetPlanner;
     private HostResolver hostResolver;
-    private ScheduledExecutorService loop;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
     private P4FabricPlanner planner;
@@ -144,7 +142,7 @@ public class P4FabricManager implements P4FabricService {
     private P4UplinkIndices uplinkIndices;
     // the table the groups' stamps are compiled with: the writer's, or as another instance stored it
     private volatile BitIndexTable published;
-    // the table the group service last heard of: groups that missed a number are compiled again when it changes
+    // the table the groups last heard of: groups that missed a number are compiled again when it changes
     private BitIndexTable notified;
     private volatile P4FabricStatus status = new P4FabricStatus(false, List.of(), 0, 0, 0, 0, 0, null);
     // the switches whose static state is not acknowledged yet (the writer's view; other instances trust it)
@@ -152,83 +150,121 @@ public class P4FabricManager implements P4FabricService {
     // the switches and links that came back while others carried the traffic: used once they acknowledged
     private final P4Joining joining = new P4Joining();
     private long runs;
+    private boolean running;
+    private boolean again;
 
-    /** Starts the loop. */
+    /** Makes the state ready for a loop to run. */
     @Activate
     protected void activate() {
         ApplicationId appId = coreService.registerApplication(APP_NAME);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         bitStore = new P4BitIndexStore(storageService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
-        programmer.setOnAcknowledged(this::changed);
+        programmer.setOnAcknowledged(() -> requestRun(0));
+        programmer.setOnRefused(() -> requestRun(RETRY_MS));
         planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
         edgePlanner = new P4EdgePlanner(appId);
         subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
         hostResolver = new HostResolver(hostService);
-        loop = Executors.newSingleThreadScheduledExecutor(groupedThreads("onos/mcast4ai", "p4-fabric", log));
-        deviceService.addListener(devices);
-        linkService.addListener(links);
-        hostService.addListener(hosts);
-        groupService.addListener(groupEvents4);
-        loop.scheduleWithFixedDelay(this::runSafely, 0, auditMs, TimeUnit.MILLISECONDS);
+        groupService.addListener(groupEvents);
+        active = true;
+        requestRun(0);
     }
 
     /** Stops it; the switches keep their state (a restart or another instance takes over). */
     @Deactivate
     protected void deactivate() {
-        if (loop == null) {
+        if (!active) {
             return;
         }
-        groupService.removeListener(groupEvents4);
-        hostService.removeListener(hosts);
-        linkService.removeListener(links);
-        deviceService.removeListener(devices);
-        loop.shutdownNow();
-        loop = null;
+        active = false;
+        groupService.removeListener(groupEvents);
     }
 
     /**
-     * @param s the group service: its groups' senders on P4 leaves get their subset entries, its ACK_AGGREGATION
-     *          groups' receivers there their rewrites
+     * Has a loop run the state from now on (its first run is queued at once).
+     *
+     * @param l the loop
      */
-    @Reference(name = "mcastGroupService", cardinality = ReferenceCardinality.OPTIONAL,
-            policy = ReferencePolicy.DYNAMIC, unbind = "unbindGroupService")
-    protected void bindGroupService(P2mpGroupService s) {
-        mcastService = s;
-        s.addListener(groupEvents);
+    public void attach(Loop l) {
+        synchronized (this) {
+            loop = l;
+            // its groups have not heard of the leaf numbers: those that waited for them are decided on its first run
+            notified = null;
+        }
+        requestRun(0);
     }
 
-    /** @param s the group service going away */
-    protected void unbindGroupService(P2mpGroupService s) {
-        s.removeListener(groupEvents);
-        if (mcastService == s) {
-            mcastService = null;
+    /**
+     * Stops a loop running it (nothing if another loop is attached meanwhile).
+     *
+     * @param l the loop
+     */
+    public void detach(Loop l) {
+        if (loop == l) {
+            loop = null;
         }
     }
 
-    private void changed() {
-        if (loop == null) {
+    /** The groups changed: their edge and subset entries follow, on the loop's next run. */
+    public void groupsChanged() {
+        requestRun(0);
+    }
+
+    private void requestRun(long delayMs) {
+        Loop l = loop;
+        if (l == null || !active) {
+            return;
+        }
+        if (delayMs > 0) {
+            l.later(() -> requestRun(0), delayMs);
+        } else if (queued.compareAndSet(false, true)) {
+            l.later(() -> {
+                queued.set(false);
+                runSafely();
+            }, 0);
+        }
+    }
+
+    @Override
+    public void reconcile(String why) {
+        if (!active) {
             return;
         }
         snapshots.invalidate();
-        if (queued.compareAndSet(false, true)) {
-            loop.schedule(() -> {
-                queued.set(false);
-                runSafely();
-            }, SETTLE_MS, TimeUnit.MILLISECONDS);
+        runSafely();
+    }
+
+    @Override
+    public void deviceReturned(DeviceId device) {
+        P4StaticProgrammer p = programmer;
+        if (p != null && active) {
+            p.forget(device);
         }
     }
 
-    private void runSafely() {
+    // A run's writes may be answered, and its groups decided, on the same thread (an inline executor): a run asked
+    // for meanwhile is done once this one ends instead of inside it.
+    private synchronized void runSafely() {
+        if (running) {
+            again = true;
+            return;
+        }
+        running = true;
         try {
-            run();
+            do {
+                again = false;
+                run();
+            } while (again);
         } catch (RuntimeException e) {
             log.warn("P4 fabric run failed, the next one retries", e);
+        } finally {
+            running = false;
         }
     }
 
     /**
-     * One run of the loop.
+     * One run: the static state brought in line with the fabric (synchronized: the loop and tests may call it).
      *
      * @return what it wrote; null if it had nothing to program or could not plan
      */
@@ -301,42 +337,33 @@ public class P4FabricManager implements P4FabricService {
         return w;
     }
 
-    // Leaves numbered since the group service last heard: its groups that could not reach every receiver (a
-    // receiver on a leaf without a number yet, or no number at all) are compiled again. The group manager
-    // compiles a group on the fabric's events too, possibly before this loop numbered a new leaf.
-    // A switch's answer changes which receivers a group reaches too: its groups that waited are decided again.
+    // Leaves numbered since the groups last heard: those that could not reach every receiver (a receiver on a leaf
+    // without a number yet, or no number at all) are compiled again. The group manager compiles a group on the
+    // fabric's events too, possibly before this run numbered a new leaf. A switch's answer changes which receivers
+    // a group reaches too: its groups that waited are decided again.
     private void regroup(boolean answered) {
-        P2mpGroupService groups = mcastService;
+        Loop l = loop;
         BitIndexTable now = published;
-        if (!(groups instanceof P2mpGroupAdminService) || now == null || now.equals(notified) && !answered) {
+        if (l == null || now == null || now.equals(notified) && !answered) {
             return;
         }
+        boolean numbered = !now.equals(notified);
         notified = now;
-        for (P2mpGroup g : groups.getGroups()) {
-            if (g.request().mode() != ReplicationMode.TREE && g.state().isLive()
-                    && (g.state() == GroupState.DEGRADED || g.state() == GroupState.FAILED
-                    || g.state() == GroupState.INSTALLING)) {
-                try {
-                    ((P2mpGroupAdminService) groups).recompile(g.id());
-                } catch (org.mcast4ai.api.GroupException e) {
-                    // withdrawn meanwhile: nothing to do
-                }
-            }
-        }
+        l.stateChanged(numbered ? "P4 leaves numbered" : "P4 static state acknowledged");
     }
 
     // the static state plus the rewrites of the reliable groups' receivers and the groups' subset entries
     private Map<DeviceId, P4FabricPlanner.SwitchState> withGroupEntries(
             Map<DeviceId, P4FabricPlanner.SwitchState> plan, Set<DeviceId> targets, FabricSnapshot fabric) {
-        P2mpGroupService groups = mcastService;
-        if (groups == null) {
+        Loop l = loop;
+        if (l == null) {
             return plan;
         }
         List<AggregationContext> contexts = new ArrayList<>();
-        Collection<P2mpGroup> every = groups.getGroups();
+        Collection<P2mpGroup> every = l.groups();
         for (P2mpGroup g : every) {
             if (g.request().reliability() == Reliability.ACK_AGGREGATION && g.state() != GroupState.WITHDRAWN) {
-                groups.getAggregation(g.id()).ifPresent(contexts::add);
+                l.aggregation(g.id()).ifPresent(contexts::add);
             }
         }
         Map<DeviceId, List<FlowRule>> entries = new LinkedHashMap<>(edgePlanner.plan(contexts, targets));

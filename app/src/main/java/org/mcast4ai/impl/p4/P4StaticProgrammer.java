@@ -43,6 +43,13 @@ public final class P4StaticProgrammer {
             PiTableId.of(P4FabricPlanner.OUT_PORT), PiTableId.of(P4FabricPlanner.ICRC_LO),
             PiTableId.of(P4FabricPlanner.ICRC_HI), PiTableId.of(P4EdgePlanner.REWRITE4),
             PiTableId.of(P4SubsetPlanner.SUBSET));
+    /**
+     * The tables of the groups' own entries (reliable receivers' rewrites, senders' subset entries): written with
+     * the static state but no part of what a switch must acknowledge before groups use it, so that one group's
+     * entry never holds up the others.
+     */
+    static final Set<PiTableId> GROUP_TABLES = Set.of(PiTableId.of(P4EdgePlanner.REWRITE4),
+            PiTableId.of(P4SubsetPlanner.SUBSET));
 
     private final Logger log = getLogger(getClass());
     private final FlowRuleService flowRuleService;
@@ -52,6 +59,7 @@ public final class P4StaticProgrammer {
     // lists as ADDED with nothing left to write
     private final Map<DeviceId, Integer> acked = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Runnable onAcknowledged = () -> { };
+    private volatile Runnable onRefused = () -> { };
     // devices back since their last sync: sent their whole state again (ONOS may still list what they lost)
     private final Set<DeviceId> resend = java.util.concurrent.ConcurrentHashMap.newKeySet();
     // devices with a batch not answered yet: what ONOS lists of them is not an answer
@@ -109,7 +117,7 @@ public final class P4StaticProgrammer {
         Map<DeviceId, Integer> sent = new HashMap<>();
         for (Map.Entry<DeviceId, P4FabricPlanner.SwitchState> e : desired.entrySet()) {
             DeviceId d = e.getKey();
-            int before = adds + stale.size() + groups;
+            boolean changed = false;
             boolean confirmed = true;
             Map<FlowId, FlowEntry> held = new HashMap<>();
             for (FlowEntry f : flowRuleService.getFlowEntries(d)) {
@@ -122,26 +130,30 @@ public final class P4StaticProgrammer {
             for (FlowRule r : e.getValue().rules()) {
                 wanted.add(r.id());
                 FlowEntry h = held.get(r.id());
+                boolean ofGroup = GROUP_TABLES.contains(r.table());
                 if (all || h == null || !live(h) || !h.treatment().equals(r.treatment())) {
                     byTier.computeIfAbsent(e.getValue().tier(), x -> new ArrayList<>()).add(r);
                     adds++;
-                } else if (h.state() != FlowEntry.FlowEntryState.ADDED) {
+                    changed |= !ofGroup;
+                } else if (h.state() != FlowEntry.FlowEntryState.ADDED && !ofGroup) {
                     confirmed = false;
                 }
             }
             for (FlowEntry h : held.values()) {
                 if (!wanted.contains(h.id()) && h.state() != FlowEntry.FlowEntryState.PENDING_REMOVE) {
                     stale.add(h);
+                    changed |= !GROUP_TABLES.contains(h.table());
                 }
             }
             if (syncGroup(e.getValue().group())) {
                 groups++;
+                changed = true;
             } else {
                 Group g = groupService.getGroup(d, e.getValue().group().appCookie());
                 confirmed &= g != null && g.state() == Group.GroupState.ADDED;
             }
             int fp = fingerprint(e.getValue());
-            if (adds + stale.size() + groups > before) {
+            if (changed) {
                 acked.remove(d);
                 sent.put(d, fp);
             } else if (confirmed && !inFlight.contains(d)) {
@@ -184,6 +196,7 @@ public final class P4StaticProgrammer {
                     inFlight.removeAll(sent.keySet());
                     // the next run writes what is still missing
                     log.warn("P4 static entries refused: {}", failed);
+                    onRefused.run();
                 }
             }));
         }
@@ -219,10 +232,16 @@ public final class P4StaticProgrammer {
         onAcknowledged = task;
     }
 
+    /** @param task run when a switch refused a batch of static entries (the owner runs again a little later) */
+    public void setOnRefused(Runnable task) {
+        onRefused = task;
+    }
+
     // what a device's desired state is, to tell whether its acknowledgement is still the current one's
     private static int fingerprint(P4FabricPlanner.SwitchState state) {
         Set<List<Object>> rules = new HashSet<>();
-        state.rules().forEach(r -> rules.add(List.of(r.id(), r.treatment())));
+        state.rules().stream().filter(r -> !GROUP_TABLES.contains(r.table()))
+                .forEach(r -> rules.add(List.of(r.id(), r.treatment())));
         return java.util.Objects.hash(rules, new HashSet<>(state.group().buckets().buckets()));
     }
 

@@ -16,7 +16,7 @@ public final class P4FabricManagerAccess {
     private final P4FabricManager manager = new P4FabricManager();
 
     /**
-     * Starts it (its timer far off: the test runs it).
+     * Starts it; nothing runs it until a group manager binds it (or the test calls {@link #run()}).
      *
      * @param fabric    the fabric
      * @param flows     the flow rule service
@@ -26,7 +26,6 @@ public final class P4FabricManagerAccess {
     public P4FabricManagerAccess(TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
                                  FakePipeconfService pipeconfs) {
         wire(manager, fabric, flows, groups, pipeconfs, () -> true);
-        manager.auditMs = 3_600_000;
         manager.activate();
     }
 
@@ -74,11 +73,6 @@ public final class P4FabricManagerAccess {
                 return mine.getAsBoolean();
             }
         };
-    }
-
-    /** @param groups the group service whose reliable groups' receivers get their rewrites, as SCR binds it */
-    public void bind(org.mcast4ai.api.P2mpGroupService groups) {
-        manager.bindGroupService(groups);
     }
 
     /** @param d a switch back (possibly empty), as its device event tells the manager, without the event */

@@ -20,6 +20,9 @@ import org.onosproject.net.pi.model.PiPipeconfId;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,9 +55,60 @@ class P4FabricManagerTest {
         pipeconfs.bindToDevice(new PiPipeconfId("org.onosproject.pipelines.basic"), TestFabric.leaf(4));
     }
 
+    // the group manager's loop as the static state sees it: a fabric lane, and the topology's events on it
+    private final ScheduledExecutorService lane = Executors.newSingleThreadScheduledExecutor();
+    private final P4FabricManager.Loop loop = new P4FabricManager.Loop() {
+        @Override
+        public void later(Runnable work, long delayMs) {
+            lane.schedule(work, delayMs, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public java.util.Collection<org.mcast4ai.api.P2mpGroup> groups() {
+            return java.util.List.of();
+        }
+
+        @Override
+        public java.util.Optional<org.mcast4ai.api.AggregationContext> aggregation(
+                org.mcast4ai.api.P2mpGroupId id) {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public void stateChanged(String why) {
+        }
+    };
+
+    // activated and run by a loop that follows the fabric's events, as the group manager's does: a burst of events
+    // (a switch and its links) is one run
+    private void start() {
+        manager.activate();
+        java.util.concurrent.atomic.AtomicBoolean queued = new java.util.concurrent.atomic.AtomicBoolean();
+        Set<DeviceId> back = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Runnable burst = () -> {
+            if (queued.compareAndSet(false, true)) {
+                lane.schedule(() -> {
+                    queued.set(false);
+                    back.forEach(manager::deviceReturned);
+                    back.clear();
+                    manager.reconcile("topology");
+                }, 20, TimeUnit.MILLISECONDS);
+            }
+        };
+        fabric.devices.addListener(e -> {
+            if (fabric.devices.isAvailable(e.subject().id())) {
+                back.add(e.subject().id());
+            }
+            burst.run();
+        });
+        fabric.links.addListener(e -> burst.run());
+        manager.attach(loop);
+    }
+
     @AfterEach
     void stop() {
         manager.deactivate();
+        lane.shutdownNow();
     }
 
     // the uplinks' indices as the manager keeps them: given on the whole fabric, kept while a link is down
@@ -96,50 +150,54 @@ class P4FabricManagerTest {
 
     @Test
     void programsTheBoundAvailableSwitchesAndNoOthers() throws Exception {
-        manager.auditMs = 60_000;
         manager.activate();
         BitIndexTable bits = wholeFabricBits();
-        await("the first run", () -> holds(expected(bits, p4)));
+        manager.reconcile("test");
+        assertTrue(holds(expected(bits, p4)), "the first run");
         Set<DeviceId> written = flows.allRules().stream().map(FlowRule::deviceId).collect(Collectors.toSet());
         assertEquals(p4, written);
         assertTrue(manager.run().none(), "a second run writes nothing");
     }
 
     @Test
-    void followsALinkFailureAndItsRepairWithoutWaitingForTheAudit() throws Exception {
-        manager.auditMs = 60_000;
+    void followsALinkFailureAndItsRepair() throws Exception {
         manager.activate();
         BitIndexTable bits = wholeFabricBits();
-        await("the first run", () -> holds(expected(bits, p4)));
+        manager.reconcile("test");
+        assertTrue(holds(expected(bits, p4)), "the first run");
         Map<DeviceId, P4FabricPlanner.SwitchState> before = expected(bits, p4);
         fabric.linkDown(1, 1);
         Map<DeviceId, P4FabricPlanner.SwitchState> cut = expected(bits, p4);
         assertTrue(!cut.get(TestFabric.leaf(1)).rules().equals(before.get(TestFabric.leaf(1)).rules()),
                 "the failure changes leaf 1's state");
-        await("the failure programmed", () -> holds(cut));
+        manager.reconcile("link down");
+        assertTrue(holds(cut), "the failure programmed");
         fabric.linkUp(1, 1);
-        await("the repair programmed", () -> holds(before));
+        manager.reconcile("link up");
+        // the link joins: its ends first, the others once both answered (the fake answers at once)
+        assertTrue(holds(before), "the repair programmed");
     }
 
     @Test
-    void aSwitchThatComesBackEmptyIsRefilledByTheAudit() throws Exception {
-        manager.auditMs = 100;
+    void aSwitchThatLostItsEntriesIsRefilledByTheNextRun() throws Exception {
         manager.activate();
         BitIndexTable bits = wholeFabricBits();
-        await("the first run", () -> holds(expected(bits, p4)));
+        manager.reconcile("test");
+        assertTrue(holds(expected(bits, p4)), "the first run");
         for (FlowRule r : flows.rulesOn(TestFabric.leaf(2))) {
             flows.lose(r);
         }
         groups.groups.keySet().removeIf(k -> k.startsWith(TestFabric.leaf(2) + "|"));
-        await("leaf 2 refilled", () -> holds(expected(bits, p4)));
+        manager.reconcile("audit");
+        assertTrue(holds(expected(bits, p4)), "leaf 2 refilled");
     }
 
     @Test
     void statusShowsTheSwitchesAndWhatTheLastRunWrote() throws Exception {
-        manager.auditMs = 60_000;
         manager.activate();
         BitIndexTable bits = wholeFabricBits();
-        await("the first run", () -> holds(expected(bits, p4)));
+        manager.reconcile("test");
+        assertTrue(holds(expected(bits, p4)), "the first run");
         manager.run();
         P4FabricStatus s = manager.status();
         assertTrue(s.writer());
@@ -158,7 +216,6 @@ class P4FabricManagerTest {
         bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.leaf(2));
         bound.bindToDevice(Mcast4aiPipeconf.ID, TestFabric.spine(1));
         P4FabricManagerAccess.wire(m, wide, flows, groups, bound, () -> true);
-        m.auditMs = 60_000;
         m.activate();
         try {
             assertNull(m.run());
@@ -175,10 +232,10 @@ class P4FabricManagerTest {
     void aRestartWithALeafDownKeepsEveryLeafsNumber() throws Exception {
         org.mcast4ai.impl.ClusterStorage storage = new org.mcast4ai.impl.ClusterStorage();
         P4FabricManagerAccess.wire(manager, fabric, flows, groups, pipeconfs, () -> mine, storage);
-        manager.auditMs = 60_000;
         manager.activate();
         BitIndexTable bits = wholeFabricBits();
-        await("the first run", () -> holds(expected(bits, p4)));
+        manager.reconcile("test");
+        assertTrue(holds(expected(bits, p4)), "the first run");
         manager.deactivate();
 
         // the app restarts while leaf 1 is down: numbered afresh, leaf 2 would take leaf 1's number
@@ -189,13 +246,15 @@ class P4FabricManagerTest {
                 fabric.hosts).snapshot()), up).equals(expected(bits, up)), "afresh, the numbers would move");
         P4FabricManager restarted = new P4FabricManager();
         P4FabricManagerAccess.wire(restarted, fabric, flows, groups, pipeconfs, () -> true, storage);
-        restarted.auditMs = 60_000;
         restarted.activate();
         try {
-            await("the run after the restart", () -> holds(expected(bits, up)));
+            restarted.reconcile("taken up");
+            assertTrue(holds(expected(bits, up)), "the run after the restart");
             assertTrue(restarted.run().none(), "nothing moved: " + restarted.status());
             fabric.deviceUp(TestFabric.leaf(1));
-            await("leaf 1 back with its number", () -> holds(expected(bits, p4)));
+            restarted.deviceReturned(TestFabric.leaf(1));
+            restarted.reconcile("device up");
+            assertTrue(holds(expected(bits, p4)), "leaf 1 back with its number");
         } finally {
             restarted.deactivate();
         }
@@ -203,8 +262,7 @@ class P4FabricManagerTest {
 
     @Test
     void aSwitchThatComesBackIsUsedByTheOthersOnlyOnceItAnswered() throws Exception {
-        manager.auditMs = 60_000;
-        manager.activate();
+        start();
         BitIndexTable bits = wholeFabricBits();
         await("the first run", () -> holds(expected(bits, p4)));
         fabric.deviceDown(TestFabric.spine(1));
@@ -239,8 +297,7 @@ class P4FabricManagerTest {
 
     @Test
     void aLinkThatComesBackIsWrittenToItsEndsFirst() throws Exception {
-        manager.auditMs = 60_000;
-        manager.activate();
+        start();
         BitIndexTable bits = wholeFabricBits();
         await("the first run", () -> holds(expected(bits, p4)));
         fabric.linkDown(2, 1);
@@ -275,8 +332,7 @@ class P4FabricManagerTest {
     @Test
     void anInstanceThatDoesNotOwnTheStaticStateWritesNothing() throws Exception {
         mine = false;
-        manager.auditMs = 60_000;
-        manager.activate();
+        start();
         assertNull(manager.run());
         fabric.linkDown(2, 1);
         Thread.sleep(200);

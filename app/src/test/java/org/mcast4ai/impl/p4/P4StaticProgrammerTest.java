@@ -128,6 +128,34 @@ class P4StaticProgrammerTest {
     }
 
     @Test
+    void aGroupsOwnEntryNeverMakesItsSwitchUnready() {
+        Map<DeviceId, P4FabricPlanner.SwitchState> plan = plan(k4);
+        programmer.sync(plan);
+        assertEquals(Set.of(), programmer.unready(plan));
+        DeviceId d = DeviceId.deviceId("edge1-1");
+        FlowRule subset = DefaultFlowRule.builder().forDevice(d).forTable(PiTableId.of(P4SubsetPlanner.SUBSET))
+                .fromApp(APP).withPriority(10).makePermanent()
+                .withSelector(DefaultTrafficSelector.builder().matchPi(PiCriterion.builder()
+                        .matchExact(PiMatchFieldId.of("ingress_port"), 1).build()).build()).build();
+        Map<DeviceId, P4FabricPlanner.SwitchState> withGroup = new HashMap<>(plan);
+        P4FabricPlanner.SwitchState s = plan.get(d);
+        List<FlowRule> rules = new java.util.ArrayList<>(s.rules());
+        rules.add(subset);
+        withGroup.put(d, new P4FabricPlanner.SwitchState(rules, s.group(), s.tier()));
+        flows.autoAck(false);
+        assertEquals(1, programmer.sync(withGroup).rules, "the group's entry written");
+        assertEquals(Set.of(), programmer.unready(withGroup), "the switch's static state is still in place");
+        // a static entry changed: unready until answered
+        Map<DeviceId, P4FabricPlanner.SwitchState> fewer = new HashMap<>(withGroup);
+        fewer.put(d, new P4FabricPlanner.SwitchState(rules.subList(1, rules.size()), s.group(), s.tier()));
+        programmer.sync(fewer);
+        assertEquals(Set.of(d), programmer.unready(fewer));
+        flows.ackAll();
+        programmer.sync(fewer);
+        assertEquals(Set.of(), programmer.unready(fewer));
+    }
+
+    @Test
     void otherAppsAndOtherTablesAreLeftAlone() {
         DeviceId d = DeviceId.deviceId("edge1-1");
         FlowRule foreign = DefaultFlowRule.builder().forDevice(d).forTable(PiTableId.of(P4FabricPlanner.OUT_PORT))

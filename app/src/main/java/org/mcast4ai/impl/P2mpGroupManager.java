@@ -307,7 +307,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         // a switch bound to the mcast4ai P4 program holds no OpenFlow table: the OpenFlow static tables leave it out
         java.util.function.Predicate<DeviceId> onP4 = d -> {
             PiPipeconfService pipeconfs = pipeconfService;
-            return pipeconfs != null && pipeconfs.ofDevice(d).filter(Mcast4aiPipeconf.ID::equals).isPresent();
+            return pipeconfs != null && pipeconfs.ofDevice(d).flatMap(Mcast4aiPipeconf.Build::of).isPresent();
         };
         bitmaps = new BitmapReplication(store, hostResolver, groupService == null ? null
                 : new OpenFlowBitmapProgrammer(flowRuleService, groupService, appId, flowTableId,
@@ -315,7 +315,10 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         List<Programmer> writers = new ArrayList<>(List.of(programmer));
         P4Replication p4 = null;
         if (groupService != null) {
-            writers.add(new P4StampProgrammer(flowRuleService, groupService, appId));
+            writers.add(new P4StampProgrammer(flowRuleService, groupService, appId, () -> {
+                P4FabricManager m = p4Fabric;
+                return (m == null ? Mcast4aiPipeconf.Build.DEFAULT : m.build()).leafSet();
+            }));
             p4 = new P4Replication(onP4, () -> {
                 P4FabricManager m = p4Fabric;
                 return m == null ? null : m.bitIndices();

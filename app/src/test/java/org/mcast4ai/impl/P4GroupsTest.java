@@ -107,6 +107,33 @@ class P4GroupsTest {
     }
 
     @Test
+    void onAFabricOfTheK48BuildAGroupOfSixtyReceiversIsStampedWithItsBounds() {
+        // 20 hosts a leaf, 20 leaves: 3-byte slot and leaf bitmaps, the k=48 build's
+        TestFabric f = new TestFabric(2, 20, 20);
+        FakePipeconfService k48 = new FakePipeconfService();
+        f.devices.getDevices().forEach(d -> k48.bindToDevice(Mcast4aiPipeconf.Build.K48.id(), d.id()));
+        FakeGroupService g4 = new FakeGroupService();
+        ManagerHarness wide = new ManagerHarness(f, null, g4, k48);
+        wide.flows.autoAck(true);
+        P4FabricManagerAccess state = new P4FabricManagerAccess(wide.fabric, wide.flows, g4, k48);
+        wide.manager.bindP4Fabric(state.manager());
+        assertEquals(Mcast4aiPipeconf.Build.K48, state.manager().build());
+        int[] pairs = new int[120];
+        for (int i = 0; i < 60; i++) {
+            pairs[2 * i] = 2 + i % 19;
+            pairs[2 * i + 1] = 1 + (i * 7) % 20;
+        }
+        P2mpGroup g = wide.manager.submit(ManagerHarness.request("wide", pairs));
+        P2mpGroup now = wide.manager.getGroup(g.id()).orElseThrow();
+        assertEquals(60, now.request().receivers().size());
+        assertEquals(GroupState.INSTALLED, now.state(), now.toString());
+        assertEquals(1, wide.flows.allRules().stream().filter(r -> r.table().toString()
+                .equals(P4StampPlanner.STAMP_GROUP)).count());
+        wide.flows.allRules().forEach(r -> P4FabricManagerAccess.checkAgainstP4Info(Mcast4aiPipeconf.Build.K48, r));
+        state.stop();
+    }
+
+    @Test
     void theGroupsBitmapAndPlanShowItsHeaders() {
         P2mpGroup g = h.manager.submit(ManagerHarness.request("shown", 1, 2, 2, 1, 4, 2));
         org.mcast4ai.api.StampPlan plan = h.manager.getStampPlan(g.id()).orElseThrow();

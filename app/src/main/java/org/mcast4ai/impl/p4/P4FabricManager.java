@@ -134,7 +134,12 @@ public class P4FabricManager implements P4FabricService, FabricState {
     private HostResolver hostResolver;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
-    private P4FabricPlanner planner;
+    private ApplicationId appId;
+    // a planner per build of the program (the switches' pipeconf)
+    private final Map<Mcast4aiPipeconf.Build, P4FabricPlanner> planners =
+            new java.util.EnumMap<>(Mcast4aiPipeconf.Build.class);
+    // the build the switches run
+    private volatile Mcast4aiPipeconf.Build build = Mcast4aiPipeconf.Build.DEFAULT;
     private P4BitIndexStore bitStore;
     // the table in use, as the store holds it; dropped while another instance writes
     private BitIndexTable bits;
@@ -156,13 +161,12 @@ public class P4FabricManager implements P4FabricService, FabricState {
     /** Makes the state ready for a loop to run. */
     @Activate
     protected void activate() {
-        ApplicationId appId = coreService.registerApplication(APP_NAME);
+        appId = coreService.registerApplication(APP_NAME);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService);
         bitStore = new P4BitIndexStore(storageService);
         programmer = new P4StaticProgrammer(flowRuleService, groupService, appId);
         programmer.setOnAcknowledged(() -> requestRun(0));
         programmer.setOnRefused(() -> requestRun(RETRY_MS));
-        planner = new P4FabricPlanner(appId, P4FabricPlanner.DEFAULT_LEAF_SET);
         edgePlanner = new P4EdgePlanner(appId);
         subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
         hostResolver = new HostResolver(hostService);
@@ -272,10 +276,12 @@ public class P4FabricManager implements P4FabricService, FabricState {
         runs++;
         boolean writer = workPartitionService.isMine(0L, Long::longValue);
         Set<DeviceId> targets = new TreeSet<>(Comparator.comparing(DeviceId::toString));
+        Map<Mcast4aiPipeconf.Build, List<DeviceId>> builds = new java.util.EnumMap<>(Mcast4aiPipeconf.Build.class);
         for (Device d : deviceService.getAvailableDevices()) {
-            if (pipeconfService.ofDevice(d.id()).filter(Mcast4aiPipeconf.ID::equals).isPresent()) {
+            pipeconfService.ofDevice(d.id()).flatMap(Mcast4aiPipeconf.Build::of).ifPresent(b -> {
                 targets.add(d.id());
-            }
+                builds.computeIfAbsent(b, x -> new ArrayList<>()).add(d.id());
+            });
         }
         List<String> names = new ArrayList<>();
         targets.forEach(d -> names.add(d.toString()));
@@ -291,6 +297,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
         }
         Map<DeviceId, P4FabricPlanner.SwitchState> desired;
         try {
+            P4FabricPlanner planner = planner(builds);
             FabricSnapshot fabric = snapshots.snapshot();
             bits = bitIndices(fabric);
             published = bits;
@@ -384,6 +391,21 @@ public class P4FabricManager implements P4FabricService, FabricState {
         return out;
     }
 
+    // one build for the whole fabric: its switches parse one header, with one geometry's bitmaps and leaf sets
+    private P4FabricPlanner planner(Map<Mcast4aiPipeconf.Build, List<DeviceId>> builds) {
+        if (builds.size() > 1) {
+            StringBuilder b = new StringBuilder("the P4 switches run different builds of the program:");
+            builds.forEach((k, v) -> b.append(' ').append(k.id()).append(" on ").append(v.size())
+                    .append(" switch(es) (").append(v.get(0)).append(v.size() > 1 ? ", ..." : "").append(')'));
+            throw new IllegalArgumentException(b.append("; bind them all to the one the fabric's geometry needs")
+                    .toString());
+        }
+        Mcast4aiPipeconf.Build b = builds.keySet().iterator().next();
+        build = b;
+        return planners.computeIfAbsent(b, x -> new P4FabricPlanner(appId, x.leafSet(), x.slotBytes(),
+                x.leafBytes(), x.uplinks()));
+    }
+
     // leaf numbers never move, across restarts and takeovers too: a failed leaf keeps its number for its return
     private BitIndexTable bitIndices(FabricSnapshot fabric) {
         if (bits == null) {
@@ -407,10 +429,15 @@ public class P4FabricManager implements P4FabricService, FabricState {
 
     /**
      * @param d a device
-     * @return true if it is bound to the mcast4ai pipeconf (a P4 switch of this fabric)
+     * @return true if it is bound to a pipeconf of the mcast4ai program (a P4 switch of this fabric)
      */
     public boolean bound(DeviceId d) {
-        return pipeconfService.ofDevice(d).filter(Mcast4aiPipeconf.ID::equals).isPresent();
+        return pipeconfService.ofDevice(d).flatMap(Mcast4aiPipeconf.Build::of).isPresent();
+    }
+
+    /** @return the build of the program the P4 switches run (their pipeconf), the default until one is seen */
+    public Mcast4aiPipeconf.Build build() {
+        return build;
     }
 
     /** @return the P4 fabric's bit indices (the leaf numbers its static state holds), or null if none yet */

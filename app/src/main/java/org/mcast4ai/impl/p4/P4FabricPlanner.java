@@ -209,8 +209,9 @@ public final class P4FabricPlanner {
         if (g.slotBitmapBytes() != slotBytes || g.leafBitmapBytes() != leafBytes) {
             throw new IllegalArgumentException("the program parses " + 8 * slotBytes + "-slot and " + 8 * leafBytes
                     + "-leaf bitmaps; this fabric's header has " + g.slotsPerLeaf() + " slots per leaf and "
-                    + g.leavesPerPod() + " leaves per pod (compile it with SLOT_BYTES=" + g.slotBitmapBytes()
-                    + " LEAF_BYTES=" + g.leafBitmapBytes() + ")");
+                    + g.leavesPerPod() + " leaves per pod (" + Mcast4aiPipeconf.Build.fitting(g.slotBitmapBytes(),
+                    g.leafBitmapBytes()).map(b -> "bind the switches to pipeconf " + b.id() + ", or ").orElse("")
+                    + "compile it with SLOT_BYTES=" + g.slotBitmapBytes() + " LEAF_BYTES=" + g.leafBitmapBytes() + ")");
         }
         boolean leaf = t.toHosts();
         long[] ups = t.upPorts();

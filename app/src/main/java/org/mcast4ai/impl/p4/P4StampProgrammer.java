@@ -42,8 +42,8 @@ import java.util.Set;
  */
 public final class P4StampProgrammer extends FlowRuleProgrammer {
     private final GroupService groupService;
-    private final P4StampPlanner planner;
     private final ApplicationId appId;
+    private final java.util.function.IntSupplier leafSet;
 
     /**
      * @param flowRuleService ONOS's flow rule service
@@ -51,10 +51,26 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
      * @param appId           the group manager's application (the orphan sweep keeps what groups hold)
      */
     public P4StampProgrammer(FlowRuleService flowRuleService, GroupService groupService, ApplicationId appId) {
+        this(flowRuleService, groupService, appId, () -> P4FabricPlanner.DEFAULT_LEAF_SET);
+    }
+
+    /**
+     * @param flowRuleService ONOS's flow rule service
+     * @param groupService    ONOS's group service
+     * @param appId           the group manager's application
+     * @param leafSet         the leaf numbers the switches' build of the program covers ({@code LEAF_SET})
+     */
+    public P4StampProgrammer(FlowRuleService flowRuleService, GroupService groupService, ApplicationId appId,
+                             java.util.function.IntSupplier leafSet) {
         super(flowRuleService);
         this.groupService = groupService;
-        this.planner = new P4StampPlanner(appId);
         this.appId = appId;
+        this.leafSet = leafSet;
+    }
+
+    // the entries as the switches' build holds them
+    private P4StampPlanner.Entries entries(P4Stamp stamp) {
+        return new P4StampPlanner(appId, leafSet.getAsInt()).entries(stamp.stamp());
     }
 
     @Override
@@ -64,7 +80,7 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
 
     @Override
     public List<FlowRule> rules(P2mpGroup group, DeviceEntry entry) {
-        return planner.entries(((P4Stamp) entry).stamp()).rules;
+        return entries((P4Stamp) entry).rules;
     }
 
     @Override
@@ -79,7 +95,7 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
             Set<FlowId> kept = new HashSet<>();
             Set<Integer> keptSlots = new HashSet<>();
             if (target != null) {
-                P4StampPlanner.Entries e = planner.entries(target.stamp());
+                P4StampPlanner.Entries e = entries(target);
                 sendGroup(e.group);
                 senders.addAll(e.rules.subList(0, 2));
                 headers.addAll(e.rules.subList(2, e.rules.size()));
@@ -92,7 +108,7 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
                 old.add(m.installed());
             }
             for (DeviceEntry x : old) {
-                P4StampPlanner.Entries e = planner.entries(((P4Stamp) x).stamp());
+                P4StampPlanner.Entries e = entries((P4Stamp) x);
                 for (FlowRule r : e.rules) {
                     if (!kept.contains(r.id())) {
                         stale.putIfAbsent(r.id(), r);
@@ -162,7 +178,7 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
 
     @Override
     public boolean holds(P2mpGroup group, DeviceEntry entry) {
-        P4StampPlanner.Entries e = planner.entries(((P4Stamp) entry).stamp());
+        P4StampPlanner.Entries e = entries((P4Stamp) entry);
         Group held = groupService.getGroup(e.group.deviceId(), e.group.appCookie());
         return held != null && held.state() != Group.GroupState.PENDING_DELETE && sameReplicas(held, e.group)
                 && super.holds(group, entry);

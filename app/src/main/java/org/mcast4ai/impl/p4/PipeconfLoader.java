@@ -11,9 +11,9 @@ import org.slf4j.Logger;
 import static org.slf4j.LoggerFactory.getLogger;
 
 /**
- * Registers {@link Mcast4aiPipeconf} while the app is active. ONOS's P4Info parser comes with its P4Runtime
- * protocol app, which an OpenFlow-only install does not run: then nothing is registered, one line in the log says
- * why, and the rest of the app works as before.
+ * Registers the pipeconf of each build of {@link Mcast4aiPipeconf} while the app is active. ONOS's P4Info parser
+ * comes with its P4Runtime protocol app, which an OpenFlow-only install does not run: then nothing is registered,
+ * one line in the log says why, and the rest of the app works as before.
  */
 @Component(immediate = true, service = PipeconfLoader.class)
 public class PipeconfLoader {
@@ -22,38 +22,43 @@ public class PipeconfLoader {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PiPipeconfService pipeconfService;
 
-    private boolean registered;
+    private final java.util.Set<Mcast4aiPipeconf.Build> registered = java.util.EnumSet.noneOf(
+            Mcast4aiPipeconf.Build.class);
 
-    /** Registers the pipeconf, replacing one left by an earlier version of the app. */
+    /** Registers the builds' pipeconfs, replacing those left by an earlier version of the app. */
     @Activate
     protected void activate() {
-        try {
-            if (pipeconfService.getPipeconf(Mcast4aiPipeconf.ID).isPresent()) {
-                pipeconfService.unregister(Mcast4aiPipeconf.ID);
+        for (Mcast4aiPipeconf.Build b : Mcast4aiPipeconf.Build.values()) {
+            try {
+                if (pipeconfService.getPipeconf(b.id()).isPresent()) {
+                    pipeconfService.unregister(b.id());
+                }
+                pipeconfService.register(Mcast4aiPipeconf.build(b));
+                registered.add(b);
+                log.info("Registered pipeconf {}", b.id());
+            } catch (NoClassDefFoundError e) {
+                log.info("Pipeconfs not registered: ONOS's P4Runtime app is not active ({} missing); activate "
+                        + "org.onosproject.drivers.bmv2 before mcast4ai to program P4 switches", e.getMessage());
+                return;
+            } catch (Exception e) {
+                log.error("Pipeconf {} not registered: {}", b.id(), e.toString());
             }
-            pipeconfService.register(Mcast4aiPipeconf.build());
-            registered = true;
-            log.info("Registered pipeconf {}", Mcast4aiPipeconf.ID);
-        } catch (NoClassDefFoundError e) {
-            log.info("Pipeconf {} not registered: ONOS's P4Runtime app is not active ({} missing); activate "
-                    + "org.onosproject.drivers.bmv2 before mcast4ai to program P4 switches",
-                    Mcast4aiPipeconf.ID, e.getMessage());
-        } catch (Exception e) {
-            log.error("Pipeconf {} not registered: {}", Mcast4aiPipeconf.ID, e.toString());
         }
     }
 
-    /** Unregisters it. */
+    /** Unregisters them. */
     @Deactivate
     protected void deactivate() {
-        if (registered && pipeconfService.getPipeconf(Mcast4aiPipeconf.ID).isPresent()) {
-            pipeconfService.unregister(Mcast4aiPipeconf.ID);
+        for (Mcast4aiPipeconf.Build b : registered) {
+            if (pipeconfService.getPipeconf(b.id()).isPresent()) {
+                pipeconfService.unregister(b.id());
+            }
         }
-        registered = false;
+        registered.clear();
     }
 
-    /** @return true while the pipeconf is registered by this component */
+    /** @return true while the default build's pipeconf is registered by this component */
     public boolean registered() {
-        return registered;
+        return registered.contains(Mcast4aiPipeconf.Build.DEFAULT);
     }
 }

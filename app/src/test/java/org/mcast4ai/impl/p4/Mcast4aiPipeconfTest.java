@@ -14,7 +14,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,8 +34,36 @@ class Mcast4aiPipeconfTest {
 
     @Test
     void theBundledArtifactsAreOneBuildOfTheProgram() throws Exception {
-        PiPipeconf p = Mcast4aiPipeconf.build();
-        assertEquals(Mcast4aiPipeconf.ID, p.id());
+        assertEquals(Mcast4aiPipeconf.ID, Mcast4aiPipeconf.build().id());
+        for (Mcast4aiPipeconf.Build b : Mcast4aiPipeconf.Build.values()) {
+            PiPipeconf p = Mcast4aiPipeconf.build(b);
+            assertEquals(b.id(), p.id());
+            oneBuild(p);
+            boundsOf(b, p);
+        }
+    }
+
+    // the P4Info's widths are the build's bounds: the leaf sets, the slot and leaf masks, the uplinks' reach sets
+    private static void boundsOf(Mcast4aiPipeconf.Build b, PiPipeconf p) {
+        Map<String, Integer> widths = new HashMap<>();
+        int reach = 0;
+        for (PiTableModel t : p.pipelineModel().tables()) {
+            for (PiActionModel a : t.actions()) {
+                for (var param : a.params()) {
+                    widths.merge(param.id().id(), param.bitWidth(), Math::max);
+                }
+                if (a.id().id().equals(P4FabricPlanner.SET_UPLINKS)) {
+                    reach = (int) a.params().stream().filter(x -> x.id().id().matches("r\\d+")).count();
+                }
+            }
+        }
+        assertEquals(b.leafSet(), widths.get("leaves"), b + ": LEAF_SET");
+        assertEquals(8 * b.slotBytes(), widths.get("slot_mask"), b + ": SLOT_BYTES");
+        assertEquals(8 * b.leafBytes(), widths.get("leaf_mask"), b + ": LEAF_BYTES");
+        assertEquals(b.uplinks(), reach, b + ": UPLINKS");
+    }
+
+    private static void oneBuild(PiPipeconf p) throws Exception {
         for (PiPipeconf.ExtensionType t : Set.of(PiPipeconf.ExtensionType.P4_INFO_TEXT,
                 PiPipeconf.ExtensionType.BMV2_JSON, PiPipeconf.ExtensionType.CPU_PORT_TXT)) {
             assertTrue(p.extension(t).isPresent(), "extension " + t);
@@ -82,13 +112,17 @@ class Mcast4aiPipeconfTest {
         loader.pipeconfService = service;
         loader.activate();
         assertTrue(loader.registered());
-        assertTrue(service.getPipeconf(Mcast4aiPipeconf.ID).isPresent());
+        for (Mcast4aiPipeconf.Build b : Mcast4aiPipeconf.Build.values()) {
+            assertTrue(service.getPipeconf(b.id()).isPresent(), b.toString());
+        }
         // a second activation (the app reinstalled) replaces it instead of failing on the duplicate id
         PipeconfLoader again = new PipeconfLoader();
         again.pipeconfService = service;
         again.activate();
         assertTrue(again.registered());
         again.deactivate();
-        assertFalse(service.getPipeconf(Mcast4aiPipeconf.ID).isPresent());
+        for (Mcast4aiPipeconf.Build b : Mcast4aiPipeconf.Build.values()) {
+            assertFalse(service.getPipeconf(b.id()).isPresent(), b.toString());
+        }
     }
 }

@@ -90,6 +90,24 @@ public final class P4FabricManagerAccess {
         P4FabricPlannerTest.check(r);
     }
 
+    /**
+     * @param b a build of the program
+     * @param r a table entry: fails unless that build's P4Info has its table, fields and action, in its widths
+     */
+    public static void checkAgainstP4Info(Mcast4aiPipeconf.Build b, org.onosproject.net.flow.FlowRule r) {
+        P4FabricPlannerTest.check(MODELS.computeIfAbsent(b, x -> {
+            try {
+                return org.onosproject.p4runtime.model.P4InfoParser.parse(
+                        Mcast4aiPipeconf.class.getResource(x.p4info()));
+            } catch (org.onosproject.p4runtime.model.P4InfoParserException e) {
+                throw new AssertionError(e);
+            }
+        }), r);
+    }
+
+    private static final java.util.Map<Mcast4aiPipeconf.Build, org.onosproject.net.pi.model.PiPipelineModel> MODELS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     /** @return the manager, for a group manager to bind as SCR would */
     public P4FabricManager manager() {
         return manager;

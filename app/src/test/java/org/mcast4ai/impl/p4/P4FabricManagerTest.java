@@ -229,6 +229,45 @@ class P4FabricManagerTest {
     }
 
     @Test
+    void switchesOfDifferentBuildsAreReportedAndNothingIsWritten() {
+        pipeconfs.bindToDevice(Mcast4aiPipeconf.Build.K48.id(), TestFabric.leaf(3));
+        manager.activate();
+        assertNull(manager.run());
+        String problem = manager.status().problem();
+        assertTrue(problem != null && problem.contains("different builds")
+                && problem.contains("org.mcast4ai.p4.bmv2.k48") && problem.contains(TestFabric.leaf(3).toString()),
+                problem);
+        assertEquals(0, flows.allRules().size());
+    }
+
+    @Test
+    void aFabricOnAWideBuildIsPlannedWithItsBoundsAndTheDefaultBuildSaysWhichOneItNeeds() throws Exception {
+        // 20 hosts a leaf, 20 leaves: 3-byte slot and leaf bitmaps
+        TestFabric wide = new TestFabric(2, 20, 20);
+        FakePipeconfService bound = new FakePipeconfService();
+        wide.devices.getDevices().forEach(d -> bound.bindToDevice(Mcast4aiPipeconf.ID, d.id()));
+        P4FabricManager m = new P4FabricManager();
+        P4FabricManagerAccess.wire(m, wide, flows, groups, bound, () -> true);
+        m.activate();
+        try {
+            assertNull(m.run());
+            assertTrue(m.status().problem().contains("bind the switches to pipeconf org.mcast4ai.p4.bmv2.k48"),
+                    m.status().problem());
+            wide.devices.getDevices().forEach(d -> bound.bindToDevice(Mcast4aiPipeconf.Build.K48.id(), d.id()));
+            assertTrue(m.run().rules > 0);
+            assertNull(m.status().problem(), m.status().toString());
+            assertEquals(Mcast4aiPipeconf.Build.K48, m.build());
+            org.onosproject.net.pi.model.PiPipelineModel k48 = Mcast4aiPipeconf.build(Mcast4aiPipeconf.Build.K48)
+                    .pipelineModel();
+            flows.allRules().forEach(r -> P4FabricPlannerTest.check(k48, r));
+            assertEquals(wide.devices.getDeviceCount(), flows.allRules().stream().map(FlowRule::deviceId).distinct()
+                    .count());
+        } finally {
+            m.deactivate();
+        }
+    }
+
+    @Test
     void aRestartWithALeafDownKeepsEveryLeafsNumber() throws Exception {
         org.mcast4ai.impl.ClusterStorage storage = new org.mcast4ai.impl.ClusterStorage();
         P4FabricManagerAccess.wire(manager, fabric, flows, groups, pipeconfs, () -> mine, storage);

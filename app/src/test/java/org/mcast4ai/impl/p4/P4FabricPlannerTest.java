@@ -106,14 +106,16 @@ class P4FabricPlannerTest {
 
     @Test
     void theWideBuildServesK48AndK64FatTreesAndA1024LeafLeafSpine() throws Exception {
-        PiPipelineModel wide = P4InfoParser.parse(P4.resolve("mcast4ai-wide.p4info.txt").toUri().toURL());
-        // the fabric, its slot and leaf bitmap bytes, its highest leaf number
+        PiPipelineModel wide64 = P4InfoParser.parse(P4.resolve("mcast4ai-wide.p4info.txt").toUri().toURL());
+        PiPipelineModel wide48 = P4InfoParser.parse(P4.resolve("mcast4ai-wide48.p4info.txt").toUri().toURL());
+        // the fabric, its slot and leaf bitmap bytes, its highest leaf number, the P4Info of its build
         Object[][] fabrics = {
-            {FabricGenerators.fatTree(48), 3, 3, (47 << 5) | 23},
-            {FabricGenerators.fatTree(64), 4, 4, (63 << 5) | 31},
-            {FabricGenerators.leafSpine(4, 1024, 32), 4, 4, 1023}};
+            {FabricGenerators.fatTree(48), 3, 3, (47 << 5) | 23, wide48},
+            {FabricGenerators.fatTree(64), 4, 4, (63 << 5) | 31, wide64},
+            {FabricGenerators.leafSpine(4, 1024, 32), 4, 4, 1023, wide64}};
         for (Object[] c : fabrics) {
             FabricSnapshot f = (FabricSnapshot) c[0];
+            PiPipelineModel wide = (PiPipelineModel) c[4];
             P4FabricPlanner p = new P4FabricPlanner(new DefaultApplicationId(7, "a"), P4FabricPlanner.WIDE_LEAF_SET,
                     (Integer) c[1], (Integer) c[2], P4FabricPlanner.WIDE_UPLINKS);
             // a 1,024-leaf leaf-spine's spines would need 1,024 ports: its leaves only, and the spines refused

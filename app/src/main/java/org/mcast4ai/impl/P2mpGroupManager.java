@@ -335,8 +335,16 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
                 () -> installTimeoutMs);
         scheduler = new GroupScheduler(store, installer, lanes, workPartitionService, bitmaps, snapshots, index);
         scheduler.setFabricState(() -> p4Fabric);
-        scheduler.setSweep(new OrphanSweep(store, flowRuleService, appId, deviceService::isAvailable,
-                installer.programmers(), bitmaps.programmer()));
+        OrphanSweep sweep = new OrphanSweep(store, flowRuleService, appId, deviceService::isAvailable,
+                installer.programmers(), bitmaps.programmer());
+        if (groupService != null) {
+            sweep.withGroups(groupService, () -> {
+                List<DeviceId> ids = new ArrayList<>();
+                deviceService.getAvailableDevices().forEach(d -> ids.add(d.id()));
+                return ids;
+            });
+        }
+        scheduler.setSweep(sweep);
         topology = new TopologyMonitor(deviceService, linkService, hostService, snapshots, index,
                 lanes.fabricExecutor(), new TopologyMonitor.Handler() {
                     @Override

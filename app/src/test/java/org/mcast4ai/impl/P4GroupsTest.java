@@ -134,6 +134,27 @@ class P4GroupsTest {
     }
 
     @Test
+    void aStampMulticastGroupNoRecordNeedsIsSweptAndTheOthersStay() {
+        P2mpGroup g = h.manager.submit(ManagerHarness.request("kept", 2, 1, 3, 1));
+        assertEquals(GroupState.INSTALLED, h.manager.getGroup(g.id()).orElseThrow().state());
+        List<Group> kept = stampGroups();
+        assertEquals(1, kept.size());
+        // left by a crash between two steps: a slot's multicast group no record names
+        Group any = kept.get(0);
+        groups.addGroup(new org.onosproject.net.group.DefaultGroupDescription(TestFabric.leaf(1),
+                org.onosproject.net.group.GroupDescription.Type.ALL, any.buckets(),
+                new org.onosproject.net.group.DefaultGroupKey((P4StampPlanner.GROUP_KEY_PREFIX + 4000)
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII)), 4000, any.appId()));
+        assertEquals(2, stampGroups().size());
+        int staticGroups = groups.groups.size() - 2;
+        h.restart(); // activation audits and sweeps
+        h.manager.bindP4Fabric(p4.manager());
+        assertEquals(List.of(any.id()), stampGroups().stream().map(Group::id).collect(Collectors.toList()),
+                "the stray one removed, the group's kept");
+        assertEquals(staticGroups + 1, groups.groups.size(), "the static state's groups kept");
+    }
+
+    @Test
     void theGroupsBitmapAndPlanShowItsHeaders() {
         P2mpGroup g = h.manager.submit(ManagerHarness.request("shown", 1, 2, 2, 1, 4, 2));
         org.mcast4ai.api.StampPlan plan = h.manager.getStampPlan(g.id()).orElseThrow();

@@ -53,6 +53,16 @@ public final class FakeGroupService extends GroupServiceAdapter {
     }
 
     @Override
+    public Iterable<Group> getGroups(DeviceId deviceId, ApplicationId appId) {
+        synchronized (groups) {
+            List<Group> out = new java.util.ArrayList<>();
+            groups.values().stream().filter(g -> g.deviceId().equals(deviceId) && appId.equals(g.appId()))
+                    .forEach(out::add);
+            return out;
+        }
+    }
+
+    @Override
     public void addGroup(GroupDescription d) {
         DefaultGroup g = new DefaultGroup(GroupId.valueOf(d.givenGroupId()), d);
         g.setState(confirm ? Group.GroupState.ADDED : Group.GroupState.PENDING_ADD);

@@ -231,6 +231,9 @@ public final class P4StampPlanner {
         }
     }
 
+    /** The keys of the stamps' multicast groups begin so (the slot's multicast group number follows). */
+    public static final String GROUP_KEY_PREFIX = "mcast4ai-p4-stamp-";
+
     private final ApplicationId appId;
     private final int leafSet;
 
@@ -328,7 +331,7 @@ public final class P4StampPlanner {
                     DefaultTrafficTreatment.builder().setOutput(s.sender.port()).build()));
         }
         GroupDescription group = new DefaultGroupDescription(d, GroupDescription.Type.ALL, new GroupBuckets(buckets),
-                new DefaultGroupKey(("mcast4ai-p4-stamp-" + s.number).getBytes(StandardCharsets.US_ASCII)),
+                new DefaultGroupKey((GROUP_KEY_PREFIX + s.number).getBytes(StandardCharsets.US_ASCII)),
                 s.multicastGroup(), appId);
         return new Entries(rules, group);
     }

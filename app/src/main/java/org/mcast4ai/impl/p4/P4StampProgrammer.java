@@ -3,6 +3,8 @@ package org.mcast4ai.impl.p4;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.FlowRuleProgrammer;
+import org.mcast4ai.impl.program.GroupWriter;
+import org.onosproject.net.group.GroupKey;
 import org.mcast4ai.impl.program.Move;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -40,7 +42,7 @@ import java.util.Set;
  * multicast group at once and confirms it only on its group poll, so the group is not waited for: until it is on
  * the switch a stamped packet is replicated to nobody, never to anyone else. {@link #holds} checks the group too.
  */
-public final class P4StampProgrammer extends FlowRuleProgrammer {
+public final class P4StampProgrammer extends FlowRuleProgrammer implements GroupWriter {
     private final GroupService groupService;
     private final ApplicationId appId;
     private final java.util.function.IntSupplier leafSet;
@@ -174,6 +176,18 @@ public final class P4StampProgrammer extends FlowRuleProgrammer {
     private static boolean sameReplicas(Group held, GroupDescription want) {
         return held.buckets().buckets().size() == want.buckets().buckets().size()
                 && held.buckets().buckets().containsAll(want.buckets().buckets());
+    }
+
+    @Override
+    public Set<GroupKey> groupKeys(P2mpGroup group, DeviceEntry entry) {
+        return Set.of(entries((P4Stamp) entry).group.appCookie());
+    }
+
+    @Override
+    public boolean writes(GroupKey key) {
+        byte[] prefix = P4StampPlanner.GROUP_KEY_PREFIX.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] k = key.key();
+        return k.length > prefix.length && java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     @Override

@@ -69,6 +69,15 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
         return java.util.Optional.empty();
     }
 
+    /**
+     * @param id group id
+     * @return the instance that programs it (the leader of its work partition)
+     * @throws GroupException NOT_FOUND if there is no such group
+     */
+    default GroupOwner owner(P2mpGroupId id) {
+        throw GroupException.conflict("this group service does not tell which instance owns a group");
+    }
+
     /** @return what the reconcile loop (audits, repairs, orphan removal) has done on this instance */
     default ReconcileCounters reconcileCounters() {
         return new ReconcileCounters(0, 0, 0);

@@ -19,6 +19,7 @@ public final class P4FabricStatus {
     private final String problem;
     private final List<String> unacknowledged;
     private final List<String> joining;
+    private final String pipeconf;
 
     /**
      * @param writer        true if this instance writes the static state (the others only watch)
@@ -68,6 +69,29 @@ public final class P4FabricStatus {
     public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
                           int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged,
                           List<String> joining) {
+        this(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten, problem,
+                unacknowledged, joining, null);
+    }
+
+    /**
+     * @param writer         true if this instance writes the static state (the others only watch)
+     * @param switches       available switches bound to the pipeconf, by device id
+     * @param runs           runs since the app started
+     * @param lastRunMillis  wall-clock time of the last run, 0 before the first
+     * @param rulesWritten   table entries the last run added or replaced
+     * @param rulesRemoved   table entries the last run removed
+     * @param groupsWritten  multicast groups the last run added or changed
+     * @param problem        why the last run could not program the switches; null if it could
+     * @param unacknowledged the switches that have not acknowledged their static state yet (groups wait for them)
+     * @param joining        the switches, and links as {@code a/b}, back after a failure that the others do not
+     *                       forward through until they (a link's two ends) acknowledged their state
+     * @param pipeconf       the pipeconf (build of the program) the switches run and are planned for; null when
+     *                       no switch runs one, or they run several
+     */
+    public P4FabricStatus(boolean writer, List<String> switches, long runs, long lastRunMillis, int rulesWritten,
+                          int rulesRemoved, int groupsWritten, String problem, List<String> unacknowledged,
+                          List<String> joining, String pipeconf) {
+        this.pipeconf = pipeconf;
         this.unacknowledged = List.copyOf(unacknowledged);
         this.joining = List.copyOf(joining);
         this.writer = writer;
@@ -134,6 +158,11 @@ public final class P4FabricStatus {
         return problem;
     }
 
+    /** @return the pipeconf the switches run and are planned for; null when none, or several */
+    public String pipeconf() {
+        return pipeconf;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof P4FabricStatus)) {
@@ -144,18 +173,19 @@ public final class P4FabricStatus {
                 && s.lastRunMillis == lastRunMillis && s.rulesWritten == rulesWritten
                 && s.rulesRemoved == rulesRemoved && s.groupsWritten == groupsWritten
                 && Objects.equals(s.problem, problem) && s.unacknowledged.equals(unacknowledged)
-                && s.joining.equals(joining);
+                && s.joining.equals(joining) && Objects.equals(s.pipeconf, pipeconf);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(writer, switches, runs, lastRunMillis, rulesWritten, rulesRemoved, groupsWritten,
-                problem, unacknowledged, joining);
+                problem, unacknowledged, joining, pipeconf);
     }
 
     @Override
     public String toString() {
-        return "writer=" + writer + " switches=" + switches.size() + " runs=" + runs + " rulesWritten="
+        return "writer=" + writer + " pipeconf=" + pipeconf + " switches=" + switches.size() + " runs=" + runs
+                + " rulesWritten="
                 + rulesWritten + " rulesRemoved=" + rulesRemoved + " groupsWritten=" + groupsWritten
                 + " unacknowledged=" + unacknowledged + " joining=" + joining
                 + " problem=" + (problem == null ? "none" : problem);

@@ -10,7 +10,8 @@ import org.onosproject.codec.JsonCodec;
  * JSON form of a {@link P4FabricStatus}, what {@code GET /onos/mcast4ai/p4-fabric} and
  * {@code mcast4ai-p4-fabric -j} return:
  * <pre>
- * {"writer": true, "switches": ["device:leaf1", "device:spine1"], "runs": 12, "lastRunMillis": 1764000000000,
+ * {"writer": true, "pipeconf": "org.mcast4ai.p4.bmv2", "switches": ["device:leaf1", "device:spine1"], "runs": 12,
+ *  "lastRunMillis": 1764000000000,
  *  "rulesWritten": 3, "rulesRemoved": 1, "groupsWritten": 0, "unacknowledged": ["device:spine1"],
  *  "joining": ["device:spine1"], "problem": null}
  * </pre>
@@ -31,6 +32,11 @@ public final class P4FabricStatusCodec extends JsonCodec<P4FabricStatus> {
     public static ObjectNode encode(P4FabricStatus s) {
         ObjectNode n = JsonNodeFactory.instance.objectNode();
         n.put("writer", s.writer());
+        if (s.pipeconf() == null) {
+            n.putNull("pipeconf");
+        } else {
+            n.put("pipeconf", s.pipeconf());
+        }
         s.switches().forEach(n.putArray("switches")::add);
         n.put("runs", s.runs());
         n.put("lastRunMillis", s.lastRunMillis());

@@ -729,6 +729,17 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         });
     }
 
+    @Override
+    public org.mcast4ai.api.GroupOwner owner(P2mpGroupId id) {
+        checkId(id);
+        if (store.get(id).isEmpty()) {
+            throw GroupException.notFound(id);
+        }
+        org.onosproject.cluster.NodeId leader = workPartitionService.getLeader(id.value(), Long::longValue);
+        return new org.mcast4ai.api.GroupOwner(id, leader == null ? null : leader.id(),
+                workPartitionService.isMine(id.value(), Long::longValue));
+    }
+
     private P2mpGroup liveGroup(P2mpGroupId id) {
         checkId(id);
         P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));

@@ -158,6 +158,13 @@ final class ManagerHarness {
                 return partitions.test(hasher.apply(id));
             }
 
+            // two instances: this one, and the one that leads the partitions this one does not
+            @Override
+            public <K> org.onosproject.cluster.NodeId getLeader(K id, java.util.function.Function<K, Long> hasher) {
+                return org.onosproject.cluster.NodeId.nodeId(partitions.test(hasher.apply(id)) ? "instance-1"
+                        : "instance-2");
+            }
+
             @Override
             public void addListener(org.onosproject.net.intent.WorkPartitionEventListener listener) {
                 partitionListeners.add(listener);

@@ -250,6 +250,17 @@ class P2mpGroupManagerTest {
     }
 
     @Test
+    void theOwnerIsTheLeaderOfTheGroupsWorkPartition() {
+        P2mpGroup g = h.manager.submit(request("g1", 2, 1));
+        assertEquals(new org.mcast4ai.api.GroupOwner(g.id(), "instance-1", true), h.manager.owner(g.id()));
+        h.mine = id -> false;
+        assertEquals(new org.mcast4ai.api.GroupOwner(g.id(), "instance-2", false), h.manager.owner(g.id()));
+        org.mcast4ai.api.GroupException e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.mcast4ai.api.GroupException.class, () -> h.manager.owner(org.mcast4ai.api.P2mpGroupId.of(999)));
+        assertEquals(org.mcast4ai.api.GroupException.Kind.NOT_FOUND, e.kind());
+    }
+
+    @Test
     void eventsFollowTheLifecycle() {
         P2mpGroup g = h.manager.submit(request("g1", 2, 1));
         h.flows.ackAll();

@@ -27,9 +27,10 @@ public class P4FabricCommand extends Mcast4aiCommand {
             print("%s", P4FabricStatusCodec.encode(s));
             return;
         }
-        print("switches=%d writer=%s runs=%d last=%s wrote rules=%d removed=%d groups=%d", s.switches().size(),
-                s.writer(), s.runs(), s.lastRunMillis() == 0 ? "never" : Instant.ofEpochMilli(s.lastRunMillis()),
-                s.rulesWritten(), s.rulesRemoved(), s.groupsWritten());
+        print("switches=%d pipeconf=%s writer=%s runs=%d last=%s wrote rules=%d removed=%d groups=%d",
+                s.switches().size(), s.pipeconf() == null ? "none" : s.pipeconf(), s.writer(), s.runs(),
+                s.lastRunMillis() == 0 ? "never" : Instant.ofEpochMilli(s.lastRunMillis()), s.rulesWritten(),
+                s.rulesRemoved(), s.groupsWritten());
         if (s.problem() != null) {
             print("not programmed: %s", s.problem());
         }

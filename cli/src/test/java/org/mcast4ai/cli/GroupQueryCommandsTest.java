@@ -48,6 +48,24 @@ class GroupQueryCommandsTest extends CommandTestBase {
     }
 
     @Test
+    void ownerNamesTheInstanceThatProgramsTheGroup() throws Exception {
+        long id = create("t1", "a", "10.0.0.2");
+        GroupOwnerCommand c = new GroupOwnerCommand();
+        c.id = Long.toString(id);
+        assertEquals("group " + id + ": owner instance-1 (this instance)\n", run(c).out);
+        JsonNode n = run(c, true).json();
+        assertEquals(id, n.get("group").asLong());
+        assertEquals("instance-1", n.get("owner").asText());
+        assertTrue(n.get("here").asBoolean());
+        GroupOwnerCommand unknown = new GroupOwnerCommand();
+        unknown.id = "9999";
+        assertOneErrorLine(run(unknown), "no group 9999");
+        GroupOwnerCommand bad = new GroupOwnerCommand();
+        bad.id = "x";
+        assertOneErrorLine(run(bad), "x");
+    }
+
+    @Test
     void listRefusesAnUnknownState() throws Exception {
         GroupsListCommand c = new GroupsListCommand();
         c.state = "DONE";

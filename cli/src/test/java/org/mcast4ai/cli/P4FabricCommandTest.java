@@ -20,9 +20,10 @@ class P4FabricCommandTest extends CommandTestBase {
     @Test
     void printsTheSwitchesAndTheLastRun() throws Exception {
         P4FabricStatus s = new P4FabricStatus(true, List.of("device:leaf1", "device:spine1"), 12, 1_764_000_000_000L,
-                3, 1, 0, null);
+                3, 1, 0, null, List.of(), List.of(), "org.mcast4ai.p4.bmv2.k48");
         Output text = show(s, false);
-        assertTrue(text.out.startsWith("switches=2 writer=true runs=12 last=2025-11-24T"), text.out);
+        assertTrue(text.out.startsWith("switches=2 pipeconf=org.mcast4ai.p4.bmv2.k48 writer=true runs=12 "
+                + "last=2025-11-24T"), text.out);
         assertTrue(text.out.contains("wrote rules=3 removed=1 groups=0"), text.out);
         assertTrue(text.out.contains("  device:leaf1") && text.out.contains("  device:spine1"), text.out);
         assertTrue(!text.out.contains("not programmed"), text.out);
@@ -30,6 +31,7 @@ class P4FabricCommandTest extends CommandTestBase {
         assertEquals(2, json.json().get("switches").size());
         assertTrue(json.json().get("problem").isNull());
         assertEquals(3, json.json().get("rulesWritten").asInt());
+        assertEquals("org.mcast4ai.p4.bmv2.k48", json.json().get("pipeconf").asText());
     }
 
     @Test

@@ -54,6 +54,9 @@ class TenantCommandsTest extends CommandTestBase {
         create.receivers = List.of("10.0.0.3");
         assertOneErrorLine(as("bob", BOB, create), "tenant", "mcast4ai-tenant-t1");
         assertOneErrorLine(as("bob", BOB, new ReconcileCommand()), "bob", "viewer");
+        GroupOwnerCommand owner = new GroupOwnerCommand();
+        owner.id = sid;
+        assertOneErrorLine(as("bob", BOB, owner), "no group " + id);
 
         assertEquals(1, groups.groupCount());
         assertEquals(GroupState.INSTALLED, stored(id).state());

@@ -15,7 +15,7 @@ class P4FabricWebResourceTest extends RestTestBase {
     @Test
     void showsTheSwitchesThatAreNotInPlaceYet() throws Exception {
         server.p4Status = new P4FabricStatus(true, List.of("device:leaf1", "device:spine1"), 7, 1_764_000_000_000L,
-                6, 2, 1, null, List.of("device:spine1"), List.of("device:spine1"));
+                6, 2, 1, null, List.of("device:spine1"), List.of("device:spine1"), "org.mcast4ai.p4.bmv2");
         RestServer.Reply r = call("GET", "p4-fabric", null);
         assertEquals(200, r.status, r.toString());
         JsonNode n = r.json();
@@ -26,6 +26,7 @@ class P4FabricWebResourceTest extends RestTestBase {
         assertEquals("device:spine1", n.get("unacknowledged").get(0).asText());
         assertEquals("device:spine1", n.get("joining").get(0).asText());
         assertTrue(n.get("problem").isNull(), r.body);
+        assertEquals("org.mcast4ai.p4.bmv2", n.get("pipeconf").asText());
 
         server.p4Status = new P4FabricStatus(true, List.of("device:leaf1"), 8, 1, 0, 0, 0,
                 "switch device:leaf1: 25 uplinks, the program holds 24");
@@ -33,6 +34,7 @@ class P4FabricWebResourceTest extends RestTestBase {
         assertEquals("switch device:leaf1: 25 uplinks, the program holds 24", n.get("problem").asText());
         assertEquals(0, n.get("joining").size());
         assertEquals(0, n.get("unacknowledged").size());
+        assertTrue(n.get("pipeconf").isNull(), "no build while they cannot be planned");
     }
 
     @Test

@@ -340,7 +340,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
         List<String> waiting = new ArrayList<>();
         now.forEach(d -> waiting.add(d.toString()));
         status = new P4FabricStatus(true, names, runs, System.currentTimeMillis(), w.rules, w.removed, w.groups,
-                null, waiting, joining.describe());
+                null, waiting, joining.describe(), build.id().id());
         return w;
     }
 

@@ -203,6 +203,7 @@ class P4FabricManagerTest {
         assertTrue(s.writer());
         assertEquals(p4.stream().map(DeviceId::toString).sorted().collect(Collectors.toList()), s.switches());
         assertNull(s.problem());
+        assertEquals(Mcast4aiPipeconf.ID.id(), s.pipeconf());
         assertEquals(0, s.rulesWritten() + s.rulesRemoved() + s.groupsWritten(), "nothing left to write: " + s);
         assertTrue(s.runs() >= 2);
     }
@@ -257,6 +258,7 @@ class P4FabricManagerTest {
             assertTrue(m.run().rules > 0);
             assertNull(m.status().problem(), m.status().toString());
             assertEquals(Mcast4aiPipeconf.Build.K48, m.build());
+            assertEquals("org.mcast4ai.p4.bmv2.k48", m.status().pipeconf());
             org.onosproject.net.pi.model.PiPipelineModel k48 = Mcast4aiPipeconf.build(Mcast4aiPipeconf.Build.K48)
                     .pipelineModel();
             flows.allRules().forEach(r -> P4FabricPlannerTest.check(k48, r));

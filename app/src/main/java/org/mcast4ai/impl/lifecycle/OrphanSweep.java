@@ -117,19 +117,11 @@ public final class OrphanSweep {
                 if (!neededGroups.contains(List.of(d, g.appCookie())) && g.state() != Group.GroupState.PENDING_DELETE) {
                     log.info("Removing group {} of the app on {}: no group needs it", g.id(), d);
                     groups.removeGroup(d, g.appCookie(), appId);
-                    removedGroups.increment();
                 }
             }));
         }
         removed.add(n);
         return n;
-    }
-
-    private final LongAdder removedGroups = new LongAdder();
-
-    /** @return ONOS groups removed because no group needed them */
-    public long removedGroupCount() {
-        return removedGroups.sum();
     }
 
     // the app's groups of the kinds group entries hold, on connected devices

@@ -135,7 +135,7 @@ public final class Mcast4aiPipeconf {
 
     /**
      * @param b a build
-     * @return its pipeconf; a wide build's BMv2 JSON, carried compressed, is unpacked into a temporary file
+     * @return its pipeconf; a wide build's BMv2 JSON, carried compressed, is unpacked into the temporary directory
      * @throws P4InfoParserException if the bundled P4Info does not parse
      * @throws IllegalStateException if an artifact is missing from the class path or cannot be unpacked
      */
@@ -152,16 +152,23 @@ public final class Mcast4aiPipeconf {
                 .build();
     }
 
-    // a wide build's JSON is about 20 MB, 0.5 MB compressed: the bundle carries it compressed
+    // a wide build's JSON is about 20 MB, 0.5 MB compressed: the bundle carries it compressed. One file per build,
+    // replaced by a rename, so that activating the app again does not leave another 20 MB behind (and a reader
+    // of the old file keeps it)
     private static URL json(Build b) {
         URL url = resource(b.json);
         if (!b.json.endsWith(".gz")) {
             return url;
         }
+        Path out = Path.of(System.getProperty("java.io.tmpdir"), b.id.id() + ".json");
         try (InputStream in = new GZIPInputStream(url.openStream())) {
-            Path out = Files.createTempFile(b.id.id() + "-", ".json");
-            out.toFile().deleteOnExit();
-            Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+            Path part = Files.createTempFile(out.getParent(), b.id.id() + "-", ".part");
+            try {
+                Files.copy(in, part, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(part);
+            }
             return out.toUri().toURL();
         } catch (IOException e) {
             throw new IllegalStateException("cannot unpack " + b.json + ": " + e.getMessage(), e);

@@ -450,11 +450,6 @@ public class P4FabricManager implements P4FabricService, FabricState {
         return b;
     }
 
-    // tests: the programmer, to tell it of a switch back without a device event
-    P4StaticProgrammer programmerForTests() {
-        return programmer;
-    }
-
     @Override
     public P4FabricStatus status() {
         return status;

@@ -77,7 +77,7 @@ public final class P4FabricManagerAccess {
 
     /** @param d a switch back (possibly empty), as its device event tells the manager, without the event */
     public void deviceReturned(org.onosproject.net.DeviceId d) {
-        manager.programmerForTests().forget(d);
+        manager.deviceReturned(d);
     }
 
     /** @return what one run wrote */

@@ -78,6 +78,18 @@ public interface P2mpGroupService extends ListenerService<P2mpGroupEvent, P2mpGr
         throw GroupException.conflict("this group service does not tell which instance owns a group");
     }
 
+    /**
+     * Where a group's packets go now: one packet followed through what its record says the switches hold (the
+     * tree's rules; for BITMAP the static tables and the group's stamp), over the fabric as ONOS sees it.
+     *
+     * @param id group id
+     * @return per device its role, ports and header part, the links crossed, the path to each receiver reached
+     * @throws GroupException NOT_FOUND if there is no such group
+     */
+    default GroupTree tree(P2mpGroupId id) {
+        throw GroupException.conflict("this group service does not trace groups");
+    }
+
     /** @return what the reconcile loop (audits, repairs, orphan removal) has done on this instance */
     default ReconcileCounters reconcileCounters() {
         return new ReconcileCounters(0, 0, 0);

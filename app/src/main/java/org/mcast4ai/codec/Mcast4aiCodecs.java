@@ -22,7 +22,7 @@ public final class Mcast4aiCodecs {
             P2mpGroup.class, P2mpGroupRequest.class, Endpoint.class, GroupPlan.class, StateChange.class,
             GroupBitmap.class, BitmapPlan.class, org.mcast4ai.api.StampPlan.class,
             org.mcast4ai.api.AggregationContext.class, org.mcast4ai.api.AggregationReport.class,
-            org.mcast4ai.api.P4FabricStatus.class);
+            org.mcast4ai.api.P4FabricStatus.class, org.mcast4ai.api.GroupTree.class);
 
     private Mcast4aiCodecs() {
     }
@@ -44,6 +44,7 @@ public final class Mcast4aiCodecs {
         codecService.registerCodec(org.mcast4ai.api.AggregationContext.class, new AggregationContextCodec());
         codecService.registerCodec(org.mcast4ai.api.AggregationReport.class, new AggregationReportCodec());
         codecService.registerCodec(org.mcast4ai.api.P4FabricStatus.class, new P4FabricStatusCodec());
+        codecService.registerCodec(org.mcast4ai.api.GroupTree.class, new GroupTreeCodec());
     }
 
     /**

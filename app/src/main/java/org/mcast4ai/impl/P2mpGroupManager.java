@@ -242,6 +242,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private BitmapReplication bitmaps;
     private GroupIndex index;
     private GroupInstaller installer;
+    private volatile org.mcast4ai.impl.trace.GroupTracer tracer;
     private TopologyMonitor topology;
     private volatile GroupScheduler scheduler;
     private ScheduledFuture<?> audit;
@@ -330,6 +331,11 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         if (bitmaps.programmer() != null) {
             writers.add(new OpenFlowStampProgrammer(flowRuleService, bitmaps.programmer().planner()));
         }
+        P4Replication headers = p4;
+        tracer = new org.mcast4ai.impl.trace.GroupTracer(snapshots::view, hostResolver,
+                bitmaps.programmer() == null ? null
+                        : (f, stamp) -> org.mcast4ai.impl.bitmap.BitmapWalk.walk(bitmaps.layout(f), f, stamp),
+                headers == null ? null : headers::trace);
         installer = new GroupInstaller(store, new Desired.Compiler(new GroupCompiler(hostResolver, trees), bitmaps, p4),
                 snapshots, writers, deviceService::isAvailable, index, lanes, timer, System::currentTimeMillis,
                 () -> installTimeoutMs);
@@ -727,6 +733,13 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
             }
             return cur.withState(GroupState.SUBMITTED, System.currentTimeMillis(), "recompile requested");
         });
+    }
+
+    @Override
+    public org.mcast4ai.api.GroupTree tree(P2mpGroupId id) {
+        checkId(id);
+        P2mpGroup group = store.get(id).orElseThrow(() -> GroupException.notFound(id));
+        return tracer.trace(group, store.programmed(id));
     }
 
     @Override

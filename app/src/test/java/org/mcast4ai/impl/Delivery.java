@@ -39,6 +39,19 @@ final class Delivery {
      */
     static Map<String, Integer> trace(TestFabric fabric, FakeFlowRuleService flows, IpAddress address,
                                       Host source) {
+        return trace(fabric, flows, address, source, new java.util.ArrayList<>());
+    }
+
+    /**
+     * @param fabric  fabric
+     * @param flows   switch tables
+     * @param address group address
+     * @param source  the sending host
+     * @param crossed gets every switch port a copy left by onto a link, in order
+     * @return copies per host id string (the sender excluded)
+     */
+    static Map<String, Integer> trace(TestFabric fabric, FakeFlowRuleService flows, IpAddress address,
+                                      Host source, java.util.List<ConnectPoint> crossed) {
         Map<ConnectPoint, ConnectPoint> wires = new HashMap<>();
         for (Link l : fabric.links.getActiveLinks()) {
             wires.put(l.src(), l.dst());
@@ -69,6 +82,7 @@ final class Delivery {
                 }
                 ConnectPoint egress = new ConnectPoint(at.deviceId(), out);
                 if (wires.containsKey(egress)) {
+                    crossed.add(egress);
                     arrivals.add(wires.get(egress));
                 } else if (hostPorts.containsKey(egress)) {
                     copies.merge(hostPorts.get(egress), 1, Integer::sum);

@@ -66,6 +66,28 @@ class GroupQueryCommandsTest extends CommandTestBase {
     }
 
     @Test
+    void treeShowsEachDeviceAndThePathToEachReceiver() throws Exception {
+        long id = create("t1", "a", "10.0.0.3", "10.0.0.8");
+        GroupTreeCommand c = new GroupTreeCommand();
+        c.id = Long.toString(id);
+        List<String> lines = run(c).out.lines().collect(java.util.stream.Collectors.toList());
+        assertTrue(lines.get(0).startsWith("group " + id + " (TREE): OpenFlow rules"), lines.toString());
+        assertTrue(lines.get(1).matches("  \\S+ INGRESS in=\\d+ out=[\\d,]+"), lines.toString());
+        int paths = lines.indexOf("paths: 2 of 2 receivers");
+        assertTrue(paths > 1, lines.toString());
+        String ingress = lines.get(1).trim().split(" ")[0];
+        assertTrue(lines.get(paths + 1).startsWith("  10.0.0.3: " + ingress + " > "), lines.toString());
+        assertTrue(lines.get(paths + 2).startsWith("  10.0.0.8: " + ingress + " > "), lines.toString());
+        JsonNode n = run(c, true).json();
+        assertEquals(id, n.get("id").asLong());
+        assertEquals(2, n.get("paths").size());
+        assertEquals(lines.size() - 4, n.get("devices").size(), "one line per device");
+        GroupTreeCommand unknown = new GroupTreeCommand();
+        unknown.id = "9999";
+        assertOneErrorLine(run(unknown), "no group 9999");
+    }
+
+    @Test
     void listRefusesAnUnknownState() throws Exception {
         GroupsListCommand c = new GroupsListCommand();
         c.state = "DONE";

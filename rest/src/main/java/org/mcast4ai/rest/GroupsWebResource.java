@@ -275,6 +275,31 @@ public class GroupsWebResource extends AbstractWebResource {
     }
 
     /**
+     * Returns where a group's packets go now: one packet followed from the sender through what the switches
+     * were given for the group (a TREE group's rules; a BITMAP group's stamp and the static tables, by the same
+     * code that plans them) over the fabric as ONOS sees it. {@code devices}, in the order the packets reach
+     * them: each device's roles (INGRESS: the sender's switch, TRANSIT, EGRESS: hands copies to receivers), the
+     * port packets arrive on, the ports copies leave by and, for BITMAP, the part of the stamp or header it
+     * acts on ({@code serves}); {@code links}: the switch-to-switch links copies cross; {@code paths}: per
+     * receiver reached, the devices from the sender's switch to its own; {@code unreachable}: receivers not
+     * reached; {@code strays}: hosts that would get a copy without being receivers (empty when the switches
+     * are right). Returns 404 for an unknown id.
+     *
+     * @param id group id
+     * @return 200 OK with the tree
+     * @onos.rsModel Tree
+     */
+    @GET
+    @Path("{id}/tree")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response getTree(@PathParam("id") String id) {
+        onlyQuery();
+        P2mpGroupId gid = P2mpGroupId.parse(id);
+        readable(gid);
+        return ok(codecFor(org.mcast4ai.api.GroupTree.class).encode(service().tree(gid), this)).build();
+    }
+
+    /**
      * Returns the bit map of a group replicated as BITMAP: the receiver bit of each receiver, the group's bits
      * and the Ethernet source address ({@code stampMac}) that addresses the whole group. A sender addresses
      * any subset of the group per packet, without a switch write, by sending with the stamp of the OR of the

@@ -77,8 +77,8 @@ class ApiDocTest extends RestTestBase {
         JsonNode doc = MAPPER.readTree(Files.readAllBytes(Path.of("target", "swagger.json")));
         assertEquals("/onos/mcast4ai", doc.get("basePath").asText());
         assertEquals(Set.of("/groups", "/groups/{id}", "/groups/{id}/receivers", "/groups/{id}/plan",
-                "/groups/{id}/bitmap", "/groups/{id}/recompile", "/reconcile", "/aggregation", "/aggregation/{id}",
-                "/p4-fabric"),
+                "/groups/{id}/bitmap", "/groups/{id}/tree", "/groups/{id}/recompile", "/reconcile",
+                "/aggregation", "/aggregation/{id}", "/p4-fabric"),
                 names(doc.get("paths").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/aggregation/{id}").fieldNames()));
         assertEquals(Set.of("get", "post"), names(doc.get("paths").get("/groups").fieldNames()));
@@ -104,6 +104,22 @@ class ApiDocTest extends RestTestBase {
         JsonNode schema = schema("P4Fabric");
         assertEquals(names(schema.get("properties").fieldNames()), names(r.json().fieldNames()));
         assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
+    }
+
+    @Test
+    void treeAnswersExactlyTheFieldsOfItsSchema() throws Exception {
+        long id = createTree("tree", "10.0.0.3");
+        RestServer.Reply r = call("GET", "groups/" + id + "/tree", null);
+        assertEquals(200, r.status, r.toString());
+        JsonNode schema = schema("Tree");
+        assertEquals(names(schema.get("properties").fieldNames()), names(r.json().fieldNames()));
+        assertEquals(names(schema.get("properties").fieldNames()), texts(schema.get("required")));
+        for (String list : List.of("devices", "links", "paths")) {
+            JsonNode item = schema.get("properties").get(list).get("items");
+            assertEquals(names(item.get("properties").fieldNames()), names(r.json().get(list).get(0).fieldNames()),
+                    list);
+            assertEquals(names(item.get("properties").fieldNames()), texts(item.get("required")), list);
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.mcast4ai.impl.p4.P4Stamp;
 import org.mcast4ai.impl.p4.P4StampPlanner;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.Programmed;
+import org.mcast4ai.impl.trace.TraceHop;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
@@ -274,13 +275,7 @@ public final class P4Replication {
     // receiver on every leaf. Which leaves a copy reaches depends on the tables and the two leaves alone (each
     // leaf's copy is routed and trimmed on its own), so every group of a source leaf shares it.
     private synchronized BitSet reachableLeaves(FabricSnapshot fabric, BitIndexTable table, int source) {
-        if (fabric != lastFabric || !table.equals(lastBits)) {
-            lastSim = new ReplicationSimulator(fabric, SwitchTables.build(fabric, table));
-            lastFabric = fabric;
-            lastBits = table;
-            reach.clear();
-            hostOfBit = null;
-        }
+        simulator(fabric, table);
         int leaf = fabric.hostSwitch(source);
         BitSet known = reach.get(leaf);
         if (known != null) {
@@ -311,6 +306,54 @@ public final class P4Replication {
         }
         reach.put(leaf, out);
         return out;
+    }
+
+    private synchronized ReplicationSimulator simulator(FabricSnapshot fabric, BitIndexTable table) {
+        if (fabric != lastFabric || !table.equals(lastBits)) {
+            lastSim = new ReplicationSimulator(fabric, SwitchTables.build(fabric, table));
+            lastFabric = fabric;
+            lastBits = table;
+            reach.clear();
+            hostOfBit = null;
+        }
+        return lastSim;
+    }
+
+    /**
+     * Follows a stamped group's packets (one per header) through the static state the switches hold for the
+     * snapshot, by the per-hop rule they run.
+     *
+     * @param fabric the snapshot
+     * @param source the sender's host index in it
+     * @param stamp  the group's stamp
+     * @return what every switch does with each header packet; empty while the fabric has no bit indices
+     */
+    public synchronized List<TraceHop> trace(FabricSnapshot fabric, int source, P4Stamp stamp) {
+        BitIndexTable table = bits.get();
+        if (table == null || source < 0) {
+            return List.of();
+        }
+        ReplicationSimulator sim = simulator(fabric, table);
+        HeaderV2Codec codec = new HeaderV2Codec(table.geometry());
+        List<TraceHop> hops = new ArrayList<>();
+        List<byte[]> headers = stamp.headers();
+        for (int i = 0; i < headers.size(); i++) {
+            String packet = headers.size() == 1 ? "" : "packet " + (i + 1) + "/" + headers.size() + ": ";
+            sim.simulate(source, List.of(codec.decode(headers.get(i))), 0, (sw, inPort, in, ports, out, dropped) ->
+                    hops.add(new TraceHop(sw, inPort, ports.stream().mapToLong(Long::longValue).toArray(),
+                            packet + describe(codec.decode(in), table) + (dropped == 0 ? ""
+                                    : ", " + dropped + " receiver(s) dropped"))));
+        }
+        return hops;
+    }
+
+    // the sections a switch parsed, as entries per kind, and the receivers they carry
+    private static String describe(HeaderV2 h, BitIndexTable table) {
+        java.util.StringJoiner j = new java.util.StringJoiner(" ");
+        for (HeaderV2.Section s : h.sections()) {
+            j.add(s.kind() + "x" + s.size());
+        }
+        return "header " + j + " (" + h.receivers(table.geometry()).length + " receivers)";
     }
 
     private synchronized Map<Integer, Integer> hostOfBit(FabricSnapshot fabric, BitIndexTable table) {

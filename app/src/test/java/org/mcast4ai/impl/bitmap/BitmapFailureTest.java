@@ -159,7 +159,7 @@ class BitmapFailureTest {
         return b.build();
     }
 
-    private static List<String> failures(FabricSnapshot whole) {
+    static List<String> failures(FabricSnapshot whole) {
         List<String> failures = new ArrayList<>();
         for (int sw = 0; sw < whole.switchCount(); sw++) {
             for (int e = whole.linkStart(sw); e < whole.linkStart(sw + 1); e++) {
@@ -281,7 +281,7 @@ class BitmapFailureTest {
     }
 
     /** The fabric without one link (both directions) or one switch (and its links). */
-    private static FabricSnapshot without(FabricSnapshot f, String failure) {
+    static FabricSnapshot without(FabricSnapshot f, String failure) {
         String[] p = failure.split(":");
         int gone = p[0].equals("switch") ? Integer.parseInt(p[1]) : -1;
         int la = p[0].equals("link") ? Integer.parseInt(p[1]) : -1;

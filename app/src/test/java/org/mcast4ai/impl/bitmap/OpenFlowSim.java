@@ -46,6 +46,8 @@ final class OpenFlowSim {
     private final Map<String, Map<Integer, GroupDescription>> groups = new HashMap<>();
     private final int entryTable;
     int copiesOnLinks;
+    /** Every link a copy crossed, as "switch index:out port", in the order they were crossed. */
+    final List<String> crossed = new ArrayList<>();
 
     OpenFlowSim(FabricSnapshot fabric, int entryTable) {
         this.fabric = fabric;
@@ -132,6 +134,7 @@ final class OpenFlowSim {
         for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
             if (fabric.linkFromPort(e) == port) {
                 copiesOnLinks++;
+                crossed.add(sw + ":" + port);
                 queue.add(new long[]{fabric.linkTo(e), fabric.linkToPort(e), src});
                 return;
             }

@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Sets;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
 import org.onosproject.net.PortNumber;
 
 import java.util.Collection;
@@ -100,6 +101,7 @@ public final class GroupTree {
     private final ImmutableMap<Endpoint, List<DeviceId>> paths;
     private final ImmutableSet<Endpoint> unreachable;
     private final ImmutableSet<String> strays;
+    private final ImmutableMap<Endpoint, HostId> hostIds;
 
     /**
      * @param id          the group
@@ -110,10 +112,11 @@ public final class GroupTree {
      * @param paths       per receiver reached, the devices from the source's to the receiver's
      * @param unreachable receivers the packets do not reach
      * @param strays      hosts that get a copy without being receivers (none when the switches are right)
+     * @param hostIds     the ONOS host of the source and of each receiver the fabric knows
      */
     public GroupTree(P2mpGroupId id, ReplicationMode mode, String carrier, List<Hop> hops,
                      List<ConnectPoint[]> links, Map<Endpoint, List<DeviceId>> paths, Set<Endpoint> unreachable,
-                     Set<String> strays) {
+                     Set<String> strays, Map<Endpoint, HostId> hostIds) {
         this.id = Objects.requireNonNull(id);
         this.mode = Objects.requireNonNull(mode);
         this.carrier = Objects.requireNonNull(carrier);
@@ -124,6 +127,7 @@ public final class GroupTree {
         this.paths = p.build();
         this.unreachable = ImmutableSet.copyOf(unreachable);
         this.strays = ImmutableSet.copyOf(strays);
+        this.hostIds = ImmutableMap.copyOf(hostIds);
     }
 
     /**
@@ -131,10 +135,12 @@ public final class GroupTree {
      * @param mode    how it replicates
      * @param carrier why there is nothing to follow
      * @param all     its receivers, all unreachable
+     * @param hostIds the ONOS host of the source and of each receiver the fabric knows
      * @return a tree with no devices
      */
-    public static GroupTree none(P2mpGroupId id, ReplicationMode mode, String carrier, Set<Endpoint> all) {
-        return new GroupTree(id, mode, carrier, List.of(), List.of(), Map.of(), all, Set.of());
+    public static GroupTree none(P2mpGroupId id, ReplicationMode mode, String carrier, Set<Endpoint> all,
+                                 Map<Endpoint, HostId> hostIds) {
+        return new GroupTree(id, mode, carrier, List.of(), List.of(), Map.of(), all, Set.of(), hostIds);
     }
 
     /** @return the group */
@@ -188,5 +194,10 @@ public final class GroupTree {
     /** @return hosts that get a copy without being receivers */
     public Set<String> strays() {
         return strays;
+    }
+
+    /** @return the ONOS host of the source and of each receiver the fabric knows */
+    public Map<Endpoint, HostId> hostIds() {
+        return hostIds;
     }
 }

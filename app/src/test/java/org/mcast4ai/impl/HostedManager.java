@@ -44,6 +44,11 @@ public final class HostedManager implements AutoCloseable {
         return harness.manager;
     }
 
+    /** @return the fabric: its devices, links and hosts, and the faults it can be given */
+    public TestFabric fabric() {
+        return harness.fabric;
+    }
+
     /** @return the switches' flow tables and acknowledgements */
     public FakeFlowRuleService flows() {
         return harness.flows;

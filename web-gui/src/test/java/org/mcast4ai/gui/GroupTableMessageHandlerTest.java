@@ -12,10 +12,7 @@ import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.ReplicationMode;
 import org.onlab.packet.IpAddress;
-import org.onosproject.ui.UiConnection;
-import org.onosproject.ui.model.topo.UiTopoLayout;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -25,8 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class GroupTableMessageHandlerTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
-
-    private final List<ObjectNode> sent = new ArrayList<>();
 
     @Test
     void rowsShowEachGroupsKeyJobReceiverCountModeAndState() {
@@ -67,7 +62,8 @@ class GroupTableMessageHandlerTest {
 
     private ObjectNode request(List<P2mpGroup> groups, Map<String, String> payload) {
         GroupTableMessageHandler handler = new GroupTableMessageHandler(new FixedGroupService(groups));
-        handler.init(new RecordingConnection(), null);
+        RecordingConnection connection = new RecordingConnection(GroupsUiComponent.GROUPS_VIEW);
+        handler.init(connection, null);
 
         ObjectNode message = MAPPER.createObjectNode();
         message.put("event", GroupTableMessageHandler.DATA_REQUEST);
@@ -75,6 +71,7 @@ class GroupTableMessageHandlerTest {
         payload.forEach(body::put);
         handler.process(message);
 
+        List<ObjectNode> sent = connection.sent();
         assertEquals(1, sent.size(), "one response per request");
         ObjectNode response = sent.get(0);
         assertEquals(GroupTableMessageHandler.DATA_RESPONSE, response.get("event").asText());
@@ -99,44 +96,5 @@ class GroupTableMessageHandlerTest {
             b.addReceiver(Endpoint.of("10.0.1." + (r + 1)));
         }
         return P2mpGroup.submitted(P2mpGroupId.of(id), b.build(), IpAddress.valueOf("239.1.0." + id), 1);
-    }
-
-    /** Records what the handler sends, in the shape the GUI web socket would get it. */
-    private final class RecordingConnection implements UiConnection {
-        @Override
-        public String userName() {
-            return "test";
-        }
-
-        @Override
-        public UiTopoLayout currentLayout() {
-            return null;
-        }
-
-        @Override
-        public void setCurrentLayout(UiTopoLayout topoLayout) {
-        }
-
-        @Override
-        public String currentView() {
-            return GroupsUiComponent.GROUPS_VIEW;
-        }
-
-        @Override
-        public void setCurrentView(String viewId) {
-        }
-
-        @Override
-        public void sendMessage(ObjectNode message) {
-            sent.add(message);
-        }
-
-        @Override
-        public void sendMessage(String type, ObjectNode payload) {
-            ObjectNode message = MAPPER.createObjectNode();
-            message.put("event", type);
-            message.set("payload", payload);
-            sent.add(message);
-        }
     }
 }

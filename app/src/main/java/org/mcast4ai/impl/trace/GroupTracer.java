@@ -83,9 +83,16 @@ public final class GroupTracer {
         HostId sourceId = hosts.resolveOrNull(group.request().source());
         int source = sourceId == null ? -1 : view.hostIndex(sourceId);
         Map<Endpoint, Integer> receivers = new LinkedHashMap<>();
+        Map<Endpoint, HostId> ids = new LinkedHashMap<>();
+        if (sourceId != null) {
+            ids.put(group.request().source(), sourceId);
+        }
         for (Endpoint r : group.request().receivers()) {
             HostId id = hosts.resolveOrNull(r);
             receivers.put(r, id == null ? -1 : view.hostIndex(id));
+            if (id != null) {
+                ids.putIfAbsent(r, id);
+            }
         }
         ReplicationMode mode = group.effectiveMode();
         P4Stamp p4 = record.installedOne(P4Stamp.class);
@@ -93,7 +100,7 @@ public final class GroupTracer {
         GroupPlan plan = record.treePlan();
         if (source < 0) {
             return GroupTree.none(group.id(), mode, "the sender " + group.request().source().host()
-                    + " is not in the fabric", receivers.keySet());
+                    + " is not in the fabric", receivers.keySet(), ids);
         }
         long sourcePort = f.hostPort(source);
         DeviceId sourceLeaf = view.device(f.hostSwitch(source));
@@ -102,21 +109,21 @@ public final class GroupTracer {
                     + p4.bytes() + " header bytes; no other switch holds anything of the group";
             boolean here = p4.sender().deviceId().equals(sourceLeaf) && p4.sender().port().toLong() == sourcePort;
             return TreeAssembler.assemble(group.id(), mode, carrier, view, source, receivers,
-                    here ? headers.walk(f, source, p4) : List.of());
+                    here ? headers.walk(f, source, p4) : List.of(), ids);
         }
         if (of != null && stamps != null) {
             String carrier = "Ethernet-source stamp " + EthSrcBitmap.stamp(of.bits()) + " at " + of.device()
                     + " over the static BITMAP tables";
             boolean here = of.device().equals(sourceLeaf) && of.inPort().toLong() == sourcePort;
             return TreeAssembler.assemble(group.id(), mode, carrier, view, source, receivers,
-                    here ? stamps.walk(f, of) : List.of());
+                    here ? stamps.walk(f, of) : List.of(), ids);
         }
         if (!plan.branches().isEmpty()) {
             return TreeAssembler.assemble(group.id(), mode, "OpenFlow rules, one per switch of the tree", view,
-                    source, receivers, walk(view, plan, f.hostSwitch(source), sourcePort));
+                    source, receivers, walk(view, plan, f.hostSwitch(source), sourcePort), ids);
         }
         return GroupTree.none(group.id(), mode, "nothing installed (" + group.state()
-                + (group.reason().isEmpty() ? "" : ": " + group.reason()) + ")", receivers.keySet());
+                + (group.reason().isEmpty() ? "" : ": " + group.reason()) + ")", receivers.keySet(), ids);
     }
 
     // a tree rule matches the group's address and its in port: a copy on another port is not forwarded

@@ -8,6 +8,7 @@ import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.impl.fabric.FabricView;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.HostId;
 import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
@@ -38,10 +39,12 @@ public final class TreeAssembler {
      * @param source    the source host's index in the snapshot
      * @param receivers each receiver with its host index in the snapshot (-1: not in the fabric)
      * @param hops      what each switch did, in the order the packets reached them
+     * @param hostIds   the ONOS host of the source and of each receiver the fabric knows
      * @return the tree
      */
     public static GroupTree assemble(P2mpGroupId id, ReplicationMode mode, String carrier, FabricView view,
-                                     int source, Map<Endpoint, Integer> receivers, List<TraceHop> hops) {
+                                     int source, Map<Endpoint, Integer> receivers, List<TraceHop> hops,
+                                     Map<Endpoint, HostId> hostIds) {
         FabricSnapshot f = view.snapshot();
         Map<Integer, Merged> bySwitch = new LinkedHashMap<>();
         for (TraceHop h : hops) {
@@ -110,7 +113,7 @@ public final class TreeAssembler {
                 strays.add(f.hostName(h));
             }
         }
-        return new GroupTree(id, mode, carrier, out, links, paths, unreachable, strays);
+        return new GroupTree(id, mode, carrier, out, links, paths, unreachable, strays, hostIds);
     }
 
     private static List<DeviceId> path(FabricView view, Map<Integer, Integer> parent, int leaf, int root) {

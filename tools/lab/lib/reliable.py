@@ -177,6 +177,10 @@ class Lab:
                                                                                      self.a.count))
             self.check(run, st["strays"] == 0 and st["icrc_bad"] == 0,
                        "%s: %d strays, %d bad ICRCs" % (name, st["strays"], st["icrc_bad"]))
+        # every receiver caught up: each one's last acknowledged PSN is the one acknowledged to the sender (lag 0)
+        ra = rep.get("receiverAcked", {})
+        self.check(run, len(ra) == n and all(v == rep.get("acked") for v in ra.values()),
+                   "per-receiver acknowledged PSNs %s, acknowledged to the sender %s" % (ra, rep.get("acked")))
         snd = res["sender"]
         self.check(run, snd["acks"] == snd["advances"] and c.get("reAcks") == 0,
                    "a clean run repeated %d ACKs" % (snd["acks"] - snd["advances"]))

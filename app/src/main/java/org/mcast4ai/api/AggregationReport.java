@@ -25,6 +25,7 @@ public final class AggregationReport {
     private final ImmutableMap<String, Integer> joinPsn;
     private final long sentNext;
     private final long acked;
+    private final ImmutableMap<String, Integer> receiverAcked;
 
     /**
      * @param agent      who reports (a host name)
@@ -37,6 +38,23 @@ public final class AggregationReport {
      */
     public AggregationReport(String agent, long timeMillis, Map<String, Long> counters, Set<String> stalled,
                              Map<String, Integer> joinPsn, long sentNext, long acked) {
+        this(agent, timeMillis, counters, stalled, joinPsn, sentNext, acked, Map.of());
+    }
+
+    /**
+     * @param agent         who reports (a host name)
+     * @param timeMillis    when the controller received it
+     * @param counters      counter name (one of {@link #COUNTERS}) to value
+     * @param stalled       receivers (as the group names them) left out of the minimum
+     * @param joinPsn       receiver to the PSN it joined at
+     * @param sentNext      the next PSN the sender will send, -1 if unknown
+     * @param acked         the last PSN acknowledged to the sender, -1 if unknown
+     * @param receiverAcked receiver to the last PSN it acknowledged (the aggregation point's per-receiver state)
+     */
+    public AggregationReport(String agent, long timeMillis, Map<String, Long> counters, Set<String> stalled,
+                             Map<String, Integer> joinPsn, long sentNext, long acked,
+                             Map<String, Integer> receiverAcked) {
+        this.receiverAcked = ImmutableMap.copyOf(receiverAcked);
         this.agent = Objects.requireNonNull(agent);
         this.timeMillis = timeMillis;
         this.counters = ImmutableMap.copyOf(counters);
@@ -94,11 +112,30 @@ public final class AggregationReport {
         return acked;
     }
 
+    /** @return receiver to the last PSN it acknowledged; empty if the aggregation point did not say */
+    public Map<String, Integer> receiverAcked() {
+        return receiverAcked;
+    }
+
+    /**
+     * How far a receiver is behind the sender: PSNs sent that it has not acknowledged, in 24-bit PSN space.
+     *
+     * @param receiver a receiver, as the group names it
+     * @return its lag, or -1 if the report does not say
+     */
+    public long lag(String receiver) {
+        Integer a = receiverAcked.get(receiver);
+        if (a == null || sentNext < 0) {
+            return -1;
+        }
+        return Math.floorMod(sentNext - 1 - a, 1L << 24);
+    }
+
     /**
      * @param when the controller's receive time
      * @return a copy stamped with it
      */
     public AggregationReport receivedAt(long when) {
-        return new AggregationReport(agent, when, counters, stalled, joinPsn, sentNext, acked);
+        return new AggregationReport(agent, when, counters, stalled, joinPsn, sentNext, acked, receiverAcked);
     }
 }

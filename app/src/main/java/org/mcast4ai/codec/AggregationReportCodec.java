@@ -32,6 +32,7 @@ public final class AggregationReportCodec extends JsonCodec<AggregationReport> {
     static final String JOIN_PSN = "joinPsn";
     static final String SENT_NEXT = "sentNext";
     static final String ACKED = "acked";
+    static final String RECEIVER_ACKED = "receiverAcked";
     private static final String WHAT = "the aggregation report";
     private static final int PSN_MAX = 0xFFFFFF;
 
@@ -55,6 +56,8 @@ public final class AggregationReportCodec extends JsonCodec<AggregationReport> {
         ObjectNode j = n.putObject(JOIN_PSN);
         r.joinPsn().forEach(j::put);
         n.put(SENT_NEXT, r.sentNext()).put(ACKED, r.acked());
+        ObjectNode ra = n.putObject(RECEIVER_ACKED);
+        r.receiverAcked().forEach(ra::put);
         return n;
     }
 
@@ -69,7 +72,8 @@ public final class AggregationReportCodec extends JsonCodec<AggregationReport> {
      * @throws GroupException INVALID naming the field and the rule
      */
     public static AggregationReport decode(JsonNode node) {
-        ObjectNode o = JsonFields.object(node, WHAT, AGENT, COUNTERS, STALLED, JOIN_PSN, SENT_NEXT, ACKED);
+        ObjectNode o = JsonFields.object(node, WHAT, AGENT, COUNTERS, STALLED, JOIN_PSN, SENT_NEXT, ACKED,
+                RECEIVER_ACKED);
         String agent = JsonFields.requiredText(o, AGENT, WHAT);
         if (agent.isBlank() || agent.length() > 253) {
             throw GroupException.invalid("\"agent\" must be a host name of 1 to 253 characters");
@@ -98,22 +102,28 @@ public final class AggregationReportCodec extends JsonCodec<AggregationReport> {
                 stalled.add(s.asText());
             }
         }
-        Map<String, Integer> join = new LinkedHashMap<>();
-        JsonNode jn = o.get(JOIN_PSN);
+        Map<String, Integer> join = psns(o, JOIN_PSN);
+        long sentNext = o.has(SENT_NEXT) ? psn(o.get(SENT_NEXT), SENT_NEXT) : -1;
+        long acked = o.has(ACKED) ? psn(o.get(ACKED), ACKED) : -1;
+        return new AggregationReport(agent, 0, counters, stalled, join, sentNext, acked, psns(o, RECEIVER_ACKED));
+    }
+
+    // an optional object of receiver to PSN
+    private static Map<String, Integer> psns(ObjectNode o, String field) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        JsonNode jn = o.get(field);
         if (jn != null && !jn.isNull()) {
             if (!jn.isObject()) {
-                throw GroupException.invalid("\"joinPsn\" must be an object of receiver to PSN; got "
+                throw GroupException.invalid("\"" + field + "\" must be an object of receiver to PSN; got "
                         + JsonFields.describe(jn));
             }
             Iterator<Map.Entry<String, JsonNode>> it = jn.fields();
             while (it.hasNext()) {
                 Map.Entry<String, JsonNode> e = it.next();
-                join.put(e.getKey(), psn(e.getValue(), "joinPsn of " + e.getKey()));
+                out.put(e.getKey(), psn(e.getValue(), field + " of " + e.getKey()));
             }
         }
-        long sentNext = o.has(SENT_NEXT) ? psn(o.get(SENT_NEXT), SENT_NEXT) : -1;
-        long acked = o.has(ACKED) ? psn(o.get(ACKED), ACKED) : -1;
-        return new AggregationReport(agent, 0, counters, stalled, join, sentNext, acked);
+        return out;
     }
 
     private static int psn(JsonNode n, String field) {

@@ -53,5 +53,8 @@ public class AggregationCommand extends Mcast4aiCommand {
             counters.append(' ').append(name).append('=').append(r.counter(name));
         }
         print("  report from %s:%s", r.agent(), counters);
+        print("  sender next PSN %d, acknowledged to the sender %d", r.sentNext(), r.acked());
+        r.receiverAcked().forEach((host, psn) -> print("  receiver %s acknowledged PSN %d, lag %d%s", host, psn,
+                r.lag(host), r.stalled().contains(host) ? " STALLED" : ""));
     }
 }

@@ -30,7 +30,8 @@ class AggregationCommandTest extends CommandTestBase {
     void showsThePeerTheReceiversAndTheCounters() throws Exception {
         long id = createReliable();
         groups.reportAggregation(P2mpGroupId.of(id), new AggregationReport("h1", 0,
-                Map.of("acksIn", 40L, "acksOut", 9L, "dropNonMember", 1L), Set.of("10.0.0.8"), Map.of(), 10, 9));
+                Map.of("acksIn", 40L, "acksOut", 9L, "dropNonMember", 1L), Set.of("10.0.0.8"), Map.of(), 10, 9,
+                Map.of("10.0.0.3", 9, "10.0.0.8", 0xFFFFFE)));
         AggregationCommand c = new AggregationCommand();
         c.id = Long.toString(id);
         String out = run(c).out;
@@ -40,6 +41,9 @@ class AggregationCommandTest extends CommandTestBase {
                 "STALLED"), out);
         assertTrue(out.contains("report from h1: acksIn=40 acksOut=9 reAcks=0"), out);
         assertTrue(out.contains("dropNonMember=1"), out);
+        assertTrue(out.contains("receiver 10.0.0.3 acknowledged PSN 9, lag 0\n"), out);
+        // 24-bit PSN space: 0xFFFFFE is 11 behind PSN 9
+        assertTrue(out.contains("receiver 10.0.0.8 acknowledged PSN 16777214, lag 11 STALLED"), out);
         JsonNode j = run(c, true).json();
         assertEquals(9, j.get("report").get("counters").get("acksOut").asInt());
     }

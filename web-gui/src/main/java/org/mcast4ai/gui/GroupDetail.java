@@ -136,8 +136,11 @@ final class GroupDetail {
         for (AggregationContext.Member m : c.get().receivers()) {
             boolean stalled = r.stalled().contains(m.host());
             Integer join = r.joinPsn().get(m.host());
+            long behind = r.lag(m.host());
             lines.add(m.host() + ": " + (stalled ? "STALLED (left out of the minimum)" : m.joined()
-                    ? "held in the minimum" : "not joined yet") + (join == null ? "" : ", joined at PSN " + join));
+                    ? "held in the minimum" : "not joined yet")
+                    + (behind < 0 ? "" : ", acknowledged PSN " + r.receiverAcked().get(m.host()) + ", lag " + behind)
+                    + (join == null ? "" : ", joined at PSN " + join));
         }
         return lines;
     }

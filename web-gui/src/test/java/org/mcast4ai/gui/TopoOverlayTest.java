@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.AggregationReport;
 import org.mcast4ai.api.Endpoint;
 import org.mcast4ai.api.GroupKey;
 import org.mcast4ai.api.GroupState;
@@ -15,6 +16,7 @@ import org.mcast4ai.api.P2mpGroupAdminService;
 import org.mcast4ai.api.P2mpGroupRequest;
 import org.mcast4ai.api.P4FabricService;
 import org.mcast4ai.api.P4FabricStatus;
+import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.ReplicationMode;
 import org.mcast4ai.impl.HostedManager;
 import org.mcast4ai.testing.TestFabric;
@@ -298,6 +300,23 @@ class TopoOverlayTest {
         fabric.linkDown(1, 1);
         Thread.sleep(2 * TopoOverlayMessageHandler.FOLLOW_MS);
         assertEquals(List.of(), gui.sent(), "no listener left");
+    }
+
+    @Test
+    void aReliableGroupsPanelShowsEachReceiversLagAndStallFromTheAggregationReport() {
+        P2mpGroup g = groups.submit(P2mpGroupRequest.builder().key(GroupKey.of("t1", "rc"))
+                .source(Endpoint.of("10.0.0.1", 51)).addReceiver(Endpoint.of("10.0.0.3", 18))
+                .addReceiver(Endpoint.of("10.0.0.8", 19)).reliability(Reliability.ACK_AGGREGATION).build());
+        groups.reportAggregation(g.id(), new AggregationReport("h1", 0, Map.of("acksIn", 40L), Set.of("10.0.0.8"),
+                Map.of(), 100, 40, Map.of("10.0.0.3", 99, "10.0.0.8", 40)));
+        send(TopoOverlayMessageHandler.SHOW_GROUP, "{'id':'" + g.id().value() + "'}");
+        List<String> lines = section(last(TopoOverlayMessageHandler.DETAIL), "ACK aggregation");
+        assertTrue(lines.get(0).contains("sender next PSN 100, acknowledged to the sender 40, lag 59"),
+                lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("10.0.0.3: ")
+                && l.contains("acknowledged PSN 99, lag 0")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("10.0.0.8: STALLED") && l.contains("lag 59")),
+                lines.toString());
     }
 
     @Test

@@ -252,6 +252,8 @@ public final class Aggregator {
         g.counters.forEach(counters::put);
         Set<String> stalled = new TreeSet<>();
         ObjectNode joinPsn = r.putObject("joinPsn");
+        // each joined receiver's last acknowledged PSN: how far it lags the sender, per receiver
+        ObjectNode receiverAcked = json.createObjectNode();
         Map<Integer, String> bySlot = new HashMap<>();
         for (JsonNode m : c.path("receivers")) {
             int slot = m.path("peerQpn").asInt() & (SLOTS - 1);
@@ -261,6 +263,7 @@ public final class Aggregator {
             if (in != null && in.qpn == m.path("peerQpn").asInt()) {
                 // joined here: at the PSN of this run's JOIN, or (an earlier run's) the one the controller holds
                 joinPsn.put(h, joins.getOrDefault(h, m.path("joinPsn").asInt()));
+                receiverAcked.put(h, in.acked & 0xFFFFFF);
             }
         }
         g.slots.forEach((slot, st) -> {
@@ -270,6 +273,7 @@ public final class Aggregator {
         });
         stalled.forEach(r.putArray("stalled")::add);
         r.put("sentNext", g.sentNext & 0xFFFFFF).put("acked", g.ackOut & 0xFFFFFF);
+        r.set("receiverAcked", receiverAcked);
         String text = r.toString();
         long now = System.currentTimeMillis();
         if (text.equals(lastReport.get(id)) && now - lastReportAt.getOrDefault(id, 0L) < s.reportEveryMs) {

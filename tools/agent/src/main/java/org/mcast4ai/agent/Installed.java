@@ -15,11 +15,14 @@ final class Installed {
         final int ip;
         final int qpn;
         final boolean stalled;
+        // the extended PSN it last acknowledged
+        final long acked;
 
-        Slot(int ip, int qpn, boolean stalled) {
+        Slot(int ip, int qpn, boolean stalled, long acked) {
             this.ip = ip;
             this.qpn = qpn;
             this.stalled = stalled;
+            this.acked = acked;
         }
     }
 
@@ -70,7 +73,7 @@ final class Installed {
             JsonNode r = rx.get(s);
             if (r.path("used").asInt() != 0) {
                 slots.put(s, new Slot(be(r.path("ip").asLong()), r.path("qpn").asInt(),
-                        r.path("stalled").asInt() != 0));
+                        r.path("stalled").asInt() != 0, r.path("acked").asLong()));
             }
         }
     }

@@ -7,12 +7,17 @@
     'use strict';
 
     // injected refs
-    var $log, $loc, flash, wss, ps;
+    var $log, $loc, $rootScope, flash, wss, ps;
+
+    // the topology view does not deactivate its overlay when the user leaves it (it deactivates and activates it
+    // again on return): the panel and the server's listening stop with the view
+    var leaving = null;
 
     var panelId = 'mcast4ai-topo-panel',
         panel = null,
         groups = [],
         shown = -1,
+        showing = false,
         active = false,
         handlers = {
             mcast4aiTopoGroups: onGroups,
@@ -106,6 +111,7 @@
 
     function onDetail(data) {
         shown = data.id;
+        showing = true;
         render(function (div) {
             div.append('h3').classed('mcast4ai-topo-title', true).text(data.title);
             var table = div.append('table');
@@ -122,6 +128,7 @@
 
     function onFabric(data) {
         shown = -1;
+        showing = true;
         render(function (div) {
             var what = data.metric === 'load' ? 'load (ONOS port statistics, busier direction)'
                 : 'live groups whose copies cross each link';
@@ -153,6 +160,9 @@
         active = true;
         wss.bindHandlers(handlers);
         createPanel();
+        leaving = $rootScope.$on('$routeChangeStart', function () {
+            stop();
+        });
         // the groups view links here with ?overlayId=mcast4ai-overlay&group=<id>
         var group = $loc.search().group;
         wss.sendEvent('mcast4aiTopoStart', group ? { group: String(group) } : {});
@@ -163,11 +173,16 @@
             return;
         }
         active = false;
+        if (leaving) {
+            leaving();
+            leaving = null;
+        }
         wss.sendEvent('mcast4aiTopoStop');
         wss.unbindHandlers(handlers);
         ps.destroyPanel(panelId);
         panel = null;
         shown = -1;
+        showing = false;
     }
 
     function showGroup(id) {
@@ -183,21 +198,25 @@
         flash.flash('mcast4ai: links by ' + (metric === 'load' ? 'load' : 'groups'));
     }
 
+    // clears what is shown; true if something was (ESC is ours then, else the topology view's)
     function clear() {
+        var was = showing;
         shown = -1;
+        showing = false;
         wss.sendEvent('mcast4aiTopoStop');
         wss.sendEvent('mcast4aiTopoStart', {});
         render();
-        return true;
+        return was;
     }
 
     angular.module('ovMcast4aiTopov', [])
         .factory('Mcast4aiTopovService',
-        ['$log', '$location', 'FlashService', 'WebSocketService', 'PanelService',
+        ['$log', '$location', '$rootScope', 'FlashService', 'WebSocketService', 'PanelService',
 
-            function (_$log_, _$loc_, _flash_, _wss_, _ps_) {
+            function (_$log_, _$loc_, _$rootScope_, _flash_, _wss_, _ps_) {
                 $log = _$log_;
                 $loc = _$loc_;
+                $rootScope = _$rootScope_;
                 flash = _flash_;
                 wss = _wss_;
                 ps = _ps_;

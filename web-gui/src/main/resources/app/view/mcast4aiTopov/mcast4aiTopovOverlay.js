@@ -61,7 +61,7 @@
         },
 
         hooks: {
-            // consumes ESC when something is shown
+            // consumes ESC only when something is shown
             escape: function () {
                 return mts.isActive() && mts.clear();
             },

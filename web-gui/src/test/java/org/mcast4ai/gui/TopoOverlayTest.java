@@ -319,6 +319,35 @@ class TopoOverlayTest {
                 lines.toString());
     }
 
+    /** The scripts the GUI loads speak the handler's messages and register the overlay's id. */
+    @Test
+    void theScriptsUseTheHandlersMessagesAndTheOverlaysId() throws java.io.IOException {
+        String js;
+        try (java.io.InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("app/view/mcast4aiTopov/mcast4aiTopov.js")) {
+            js = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        for (String m : List.of(TopoOverlayMessageHandler.START, TopoOverlayMessageHandler.SHOW_GROUP,
+                TopoOverlayMessageHandler.STEP, TopoOverlayMessageHandler.SHOW_FABRIC, TopoOverlayMessageHandler.STOP,
+                TopoOverlayMessageHandler.GROUPS, TopoOverlayMessageHandler.DETAIL, TopoOverlayMessageHandler.FABRIC,
+                TopoOverlayMessageHandler.ERROR)) {
+            assertTrue(js.contains(m), "the script knows " + m);
+        }
+        try (java.io.InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("app/view/mcast4aiTopov/mcast4aiTopovOverlay.js")) {
+            String overlay = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(overlay.contains("overlayId: '" + Mcast4aiTopoOverlay.ID + "'"), overlay);
+        }
+        for (String css : List.of(TreeHighlights.TREE.toString(), TreeHighlights.FAILED.toString(),
+                FabricHeat.heat(1).toString(), FabricHeat.heat(FabricHeat.STEPS).toString())) {
+            try (java.io.InputStream in = getClass().getClassLoader()
+                    .getResourceAsStream("app/view/mcast4aiTopov/mcast4aiTopov.css")) {
+                assertTrue(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                        .contains(".link." + css), "the style sheet styles " + css);
+            }
+        }
+    }
+
     @Test
     void theSummaryCountsGroupsByStateAndASwitchsDetailsCountTheGroupsThroughIt() {
         P2mpGroup g = group("a", "10.0.0.1", "10.0.0.2");

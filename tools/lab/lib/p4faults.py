@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "traffic"))
 import capture  # noqa: E402
 import roce  # noqa: E402
 import sender  # noqa: E402
+import treecheck  # noqa: E402
 
 AUTH = "Basic " + base64.b64encode(b"onos:rocks").decode()
 # 100 packets/s: what the lab's BMv2 switches (about 700 tables a pass, a few hundred passes a second) forward
@@ -209,6 +210,8 @@ def main():
 
 def run(a, runner):
     fabric = capture.load_fabric(a.fabric)
+    with open(a.fabric) as f:
+        desc = json.load(f)
     roce.preload()
     hosts = fabric["hosts"]
     src = hosts[0]
@@ -304,8 +307,17 @@ def run(a, runner):
             name, json.dumps({m: res[m]["missing"] for m in members if res[m]["missing"]}),
             sum(spared.values()), during_dup, during_strays, gap), flush=True)
         g = settled(a.rest, gid)
+        # with the fault in place: the tree the service reports (GET /groups/{id}/tree) is where the packets go,
+        # by the switches' own port counters
+        counted = treecheck.counts(desc)
         after = stream(fabric, src, group, everyone, a.count, 2000)
         ok1, d1, s1, q1 = judge(name, "failed", after, everyone, reachable, g["state"])
+        code_t, tree = rest(a.rest, "GET", "/groups/%d/tree" % gid)
+        lines = []
+        tree_ok = code_t == 200 and treecheck.compare(desc, tree, counted, a.count, lines.append) == 0
+        for line in (lines[-1:] if tree_ok else lines or ["tree: GET -> %s" % code_t]):
+            print("faults: %-29s %s" % (name, line), flush=True)
+        ok1 = ok1 and tree_ok
         unreach = {u["host"] for u in g.get("unreachable", [])}
         listed = (not lost) or ip[lost] in unreach
         if not listed:

@@ -40,8 +40,9 @@ import java.util.function.Supplier;
  * The server side of the mcast4ai topology overlay, one per GUI connection. The overlay shows either one group
  * (its tree highlighted, everything else subdued, the detail panel) or the fabric (links coloured by groups
  * crossing them or by load, P4 switches badged with their static state). What is shown follows changes live: a
- * group, link or device event brings a new picture within {@value #FOLLOW_MS} ms, and the load picture is
- * refreshed every {@value #LOAD_MS} ms, as ONOS's port statistics change.
+ * group, link or device event brings a new picture within {@value #FOLLOW_MS} ms ({@value #FABRIC_FOLLOW_MS} ms
+ * for the groups-per-link picture, which traces every group), and the load picture is refreshed every
+ * {@value #LOAD_MS} ms, as ONOS's port statistics change.
  *
  * <p>Requests: {@value #START} (optionally {@code group}), {@value #SHOW_GROUP} ({@code id}),
  * {@value #STEP} ({@code delta}: the next or previous group), {@value #SHOW_FABRIC} ({@code metric}:
@@ -64,6 +65,11 @@ public class TopoOverlayMessageHandler extends UiMessageHandler {
     static final long FOLLOW_MS = 300;
     /** How often the load picture is refreshed. */
     static final long LOAD_MS = 5000;
+    /**
+     * How soon a change is shown in the groups-per-link picture, which traces every live group: under churn it is
+     * drawn at most this often.
+     */
+    static final long FABRIC_FOLLOW_MS = 2000;
 
     private final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -249,7 +255,7 @@ public class TopoOverlayMessageHandler extends UiMessageHandler {
         pending = timer.schedule(() -> {
             refreshSafely();
             sendGroupsSafely();
-        }, FOLLOW_MS, TimeUnit.MILLISECONDS);
+        }, metric == FabricHeat.Metric.GROUPS ? FABRIC_FOLLOW_MS : FOLLOW_MS, TimeUnit.MILLISECONDS);
     }
 
     private void refreshSafely() {

@@ -16,6 +16,7 @@ serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 
 import argparse
 import json
+import re
 import os
 import random
 import signal
@@ -44,7 +45,7 @@ class Lab:
         self.by_ip = {h["ip"]: h for h in self.hosts}
         self.rest = labrest.Rest(args.rest, args.user, args.password)
         self.source = self.hosts[0]
-        self.stranger = self.hosts[1]           # on the source's leaf: the ACK route brings its forgery in
+        self.stranger = self.hosts[1]           # on the source's leaf, not a member: its forgeries die there
         self.agent = None
         self.edge = None
         self.agent_log = os.path.join(args.out, "agent.log")
@@ -322,6 +323,14 @@ class Lab:
               "advances=%d beyond_min=%d done=%s" % (c.get("acksOut"), snd["advances"], res["beyond_min"],
                                                       res["done"]), flush=True)
 
+    def dropped_at(self, host, vp):
+        """Packets to the virtual peer the rules on a host's switch dropped (their drop rules' counters)."""
+        bridge = next(sw["bridge"] for sw in self.fabric["switches"] if sw["deviceId"] == host["deviceId"])
+        out = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-flows", bridge, "ip,nw_dst=%s" % vp],
+                             capture_output=True, text=True).stdout
+        return sum(int(m.group(1)) for line in out.splitlines() if "actions=drop" in line
+                   for m in [re.search(r"n_packets=(\d+)", line)] if m)
+
     def faults(self, rnd):
         run = "faults"
         late = self.pick(1, rnd, exclude=[self.stranger["ip"]])[0]
@@ -341,7 +350,12 @@ class Lab:
                  mac=self.stranger["mac"], peerQpn=member["peerQpn"], psn=(start + count - 1) & PSN_MASK,
                  afterSent=count // 3),
             dict(ns=self.by_ip[member["ip"]]["ns"], iface="eth0", ip=member["ip"], mac=member["mac"].lower(),
-                 peerQpn=member["peerQpn"], psn=(start + count + 100) & PSN_MASK, afterSent=count // 3)]
+                 peerQpn=member["peerQpn"], psn=(start + count + 100) & PSN_MASK, afterSent=count // 3),
+            # a non-member naming a member (its address and peer QPN) from its own MAC: the fabric must not let it
+            # pass for the member, or the sender could free data the member never got
+            dict(ns=self.stranger["ns"], iface=self.stranger["iface"], ip=member["ip"],
+                 mac=self.stranger["mac"], peerQpn=member["peerQpn"], psn=(start + count - 1) & PSN_MASK,
+                 afterSent=count // 3)]
         cfg["late"] = dict(afterSent=count // 4, receiver=dict(host=late["ip"], ns=late["ns"], iface=late["iface"],
                                                                ip=late["ip"], mac=late["mac"], qpn=0x2FF,
                                                                peerQpn=0, ackEvery=2))
@@ -358,7 +372,11 @@ class Lab:
                    "group is %s with stalled %s; want DEGRADED with %s" % (g["state"],
                                                                           g.get("virtualPeer", {}).get("stalled"),
                                                                           dead_host))
-        self.check(run, c.get("dropNonMember", 0) >= 1, "the stranger's ACK was not dropped as a non-member")
+        leaf_drops = self.dropped_at(self.stranger, ctx["virtualPeer"]["ip"])
+        self.check(run, leaf_drops >= 2, "the stranger's two forged ACKs were not dropped at its switch (%d dropped)"
+                   % leaf_drops)
+        self.check(run, c.get("dropNonMember", 0) == 0, "a forged ACK reached the aggregation point (%s non-member "
+                   "drops there)" % c.get("dropNonMember"))
         self.check(run, c.get("dropBeyondSent", 0) >= 1, "the ACK for a PSN never sent was not dropped")
         self.check(run, snd["beyond_sent"] == 0, "the sender got an ACK for a PSN it never sent")
         self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest live receiver" % res["beyond_min"])
@@ -376,9 +394,9 @@ class Lab:
                 self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
         self.account(run, 8, res, c)
         self.withdraw(gid)
-        print("reliable-run: faults receivers=8+1 stalled=%s state=%s drop_non_member=%s drop_beyond_sent=%s "
+        print("reliable-run: faults receivers=8+1 stalled=%s state=%s forged_dropped_at_leaf=%d drop_beyond_sent=%s "
               "cnps_in=%s cnps_out=%s late_join_psn=%s late_delivered=%s beyond_min=%d done=%s"
-              % (",".join(g.get("virtualPeer", {}).get("stalled", [])), g["state"], c.get("dropNonMember"),
+              % (",".join(g.get("virtualPeer", {}).get("stalled", [])), g["state"], leaf_drops,
                  c.get("dropBeyondSent"), c.get("cnpsIn"), c.get("cnpsOut"),
                  "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lr.get("delivered"),
                  res["beyond_min"], res["done"]), flush=True)

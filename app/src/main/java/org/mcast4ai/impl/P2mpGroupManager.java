@@ -304,6 +304,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         aggregations = new org.mcast4ai.impl.reliable.Aggregations(store, hostResolver, System::currentTimeMillis);
         snapshots = new FabricSnapshotFactory(deviceService, linkService, hostService, hostResolver::nameOf);
         programmer = new OpenFlowTreeProgrammer(flowRuleService, appId, flowTableId, deviceService::isAvailable);
+        programmer.setEdges(new SwitchEdges(linkService, hostService));
         index = new GroupIndex();
         // a switch bound to the mcast4ai P4 program holds no OpenFlow table: the OpenFlow static tables leave it out
         java.util.function.Predicate<DeviceId> onP4 = d -> {

@@ -130,18 +130,40 @@ class AckAggregationGroupsTest {
         VirtualPeer p = g.peer().orElseThrow();
         assertTrue(IpPrefix.valueOf("10.254.0.0/16").contains(p.address()), p.toString());
         assertEquals(Set.of(0, 1, 2), new HashSet<>(p.slots().values()));
-        // every switch of the tree sends what reaches the peer's address out of the port the group arrives on
+        // every switch of the tree sends what reaches the peer's address from the ports the group's copies leave
+        // by out of the port the group arrives on; nothing else
         Map<org.onosproject.net.DeviceId, org.mcast4ai.api.GroupPlan.Branch> plan = h.manager
                 .getInstalledPlan(g.id()).branches();
         List<FlowRule> routes = h.flows.allRules().stream().filter(r -> dst(r).equals(p.address().toString()))
                 .collect(Collectors.toList());
         assertEquals(plan.keySet(), routes.stream().map(FlowRule::deviceId).collect(Collectors.toSet()));
         for (FlowRule r : routes) {
-            assertEquals(null, r.selector().getCriterion(Criterion.Type.IN_PORT), "ACKs come up from any branch");
+            if (outputs(r).isEmpty()) {
+                continue; // the drops
+            }
             assertEquals(List.of(plan.get(r.deviceId()).inPort()), outputs(r));
+            org.onosproject.net.flow.criteria.PortCriterion in = (org.onosproject.net.flow.criteria.PortCriterion)
+                    r.selector().getCriterion(Criterion.Type.IN_PORT);
+            assertTrue(in != null && plan.get(r.deviceId()).outPorts().contains(in.port()),
+                    "taken only from a port the tree reaches receivers by: " + r);
         }
         // on the source leaf the return route ends at the sender's port
         assertEquals(TestFabric.port(1), plan.get(TestFabric.leaf(1)).inPort());
+        // each receiver's ACK reaches the sender; one naming a member from anywhere else dies at its first switch
+        for (int[] r : new int[][]{{2, 1}, {3, 2}, {1, 2}}) {
+            assertEquals("sender", ack(p, r[0], r[1], r[0], r[1]), "receiver " + r[0] + "/" + r[1]);
+        }
+        assertEquals("dropped at " + TestFabric.leaf(2), ack(p, 2, 2, 2, 1),
+                "a non-member beside a member, with the member's addresses");
+        assertEquals("dropped at " + TestFabric.leaf(1), ack(p, 1, 2, 2, 1),
+                "a member on the sender's leaf, with another member's addresses");
+        assertEquals("dropped at " + TestFabric.leaf(4), ack(p, 4, 1, 3, 2), "a host on a leaf outside the tree");
+        assertEquals("dropped at " + TestFabric.leaf(3), ack(p, 3, 2, 3, 1),
+                "a member with a non-member's address (its own port, another's source)");
+        int priority = g.request().priority();
+        assertEquals(List.of(), h.flows.allRules().stream().filter(r -> dst(r).equals(p.address().toString())
+                && r.priority() > priority).collect(Collectors.toList()),
+                "nothing of the group above its priority");
         h.manager.withdraw(g.id());
         h.flows.ackAll();
         assertTrue(h.flows.allRules().stream().noneMatch(r -> dst(r).equals(p.address().toString())),
@@ -221,6 +243,80 @@ class AckAggregationGroupsTest {
         assertEquals(GroupException.Kind.CONFLICT, e.kind());
         assertNotEquals(null, e.getMessage());
         assertFalse(plain.peer().isPresent());
+    }
+
+    /**
+     * Follows an ACK to the virtual peer from a host port through the switches' rules (the highest priority
+     * match on each switch, OpenFlow's order), with the source addresses of another host.
+     *
+     * @return "sender" if it reaches the source host's port, or where it was dropped
+     */
+    private String ack(VirtualPeer p, int leaf, int port, int asLeaf, int asHost) {
+        org.onosproject.net.ConnectPoint at = new org.onosproject.net.ConnectPoint(TestFabric.leaf(leaf),
+                TestFabric.port(port));
+        org.onlab.packet.MacAddress mac = TestFabric.mac(asLeaf, asHost);
+        org.onlab.packet.Ip4Address ip = org.onlab.packet.Ip4Address.valueOf(TestFabric.ip(asLeaf, asHost));
+        for (int hop = 0; hop < 10; hop++) {
+            org.onosproject.net.ConnectPoint here = at;
+            FlowRule best = null;
+            for (FlowRule r : h.flows.allRules()) {
+                if (r.deviceId().equals(here.deviceId()) && matches(r, here.port(), mac, ip, p)
+                        && (best == null || r.priority() > best.priority())) {
+                    best = r;
+                }
+            }
+            if (best == null || outputs(best).isEmpty()) {
+                return "dropped at " + here.deviceId();
+            }
+            org.onosproject.net.ConnectPoint out = new org.onosproject.net.ConnectPoint(here.deviceId(),
+                    outputs(best).get(0));
+            if (out.equals(new org.onosproject.net.ConnectPoint(TestFabric.leaf(1), TestFabric.port(1)))) {
+                return "sender";
+            }
+            at = null;
+            for (org.onosproject.net.Link l : h.fabric.links.getActiveLinks()) {
+                if (l.src().equals(out)) {
+                    at = l.dst();
+                }
+            }
+            if (at == null) {
+                return "out of " + out;
+            }
+        }
+        return "loop";
+    }
+
+    private static boolean matches(FlowRule r, org.onosproject.net.PortNumber in, org.onlab.packet.MacAddress mac,
+                                   org.onlab.packet.Ip4Address ip, VirtualPeer p) {
+        for (Criterion c : r.selector().criteria()) {
+            switch (c.type()) {
+                case ETH_TYPE:
+                    break;
+                case IN_PORT:
+                    if (!((org.onosproject.net.flow.criteria.PortCriterion) c).port().equals(in)) {
+                        return false;
+                    }
+                    break;
+                case ETH_SRC:
+                    if (!((org.onosproject.net.flow.criteria.EthCriterion) c).mac().equals(mac)) {
+                        return false;
+                    }
+                    break;
+                case IPV4_SRC:
+                    if (!((IPCriterion) c).ip().contains(ip)) {
+                        return false;
+                    }
+                    break;
+                case IPV4_DST:
+                    if (!((IPCriterion) c).ip().contains(p.address())) {
+                        return false;
+                    }
+                    break;
+                default:
+                    return false;
+            }
+        }
+        return true;
     }
 
     private static String dst(FlowRule r) {

@@ -318,6 +318,16 @@ public final class TestFabric {
         }
 
         @Override
+        public Set<Link> getEgressLinks(ConnectPoint cp) {
+            return linkList.stream().filter(k -> k.src().equals(cp)).collect(Collectors.toSet());
+        }
+
+        @Override
+        public Set<Link> getIngressLinks(ConnectPoint cp) {
+            return linkList.stream().filter(k -> k.dst().equals(cp)).collect(Collectors.toSet());
+        }
+
+        @Override
         public void addListener(LinkListener l) {
             listeners.add(l);
         }
@@ -339,6 +349,13 @@ public final class TestFabric {
         @Override
         public Set<Host> getConnectedHosts(DeviceId id) {
             return hostMap.values().stream().filter(h -> h.location().deviceId().equals(id))
+                    .collect(Collectors.toSet());
+        }
+
+        @Override
+        public Set<Host> getConnectedHosts(ConnectPoint cp) {
+            return hostMap.values().stream().filter(h -> h.location() != null
+                    && h.location().deviceId().equals(cp.deviceId()) && h.location().port().equals(cp.port()))
                     .collect(Collectors.toSet());
         }
 

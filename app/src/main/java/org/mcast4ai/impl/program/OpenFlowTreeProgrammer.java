@@ -8,7 +8,9 @@ import org.onlab.packet.Ethernet;
 import org.onlab.packet.Ip4Address;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.IpPrefix;
+import org.onlab.packet.MacAddress;
 import org.onosproject.core.ApplicationId;
+import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.DefaultFlowRule;
@@ -21,6 +23,7 @@ import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.flow.TrafficTreatment;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,14 +56,64 @@ import java.util.function.Predicate;
  * {@link FlowRuleProgrammer}'s: a rule's flow id is its match, so a branch with the same in port replaces
  * the old rule and one with another in port has the old rule removed last.
  *
- * <p>An ACK_AGGREGATION group has one more rule per switch of its tree, {@link #ackRoute}: its receivers'
- * acknowledgements go back up the tree to the source's port.
+ * <p>An ACK_AGGREGATION group has return routes on every switch of its tree, {@link #ackRoutes}: its receivers'
+ * acknowledgements go back up the tree to the source's port, taken only from the ports the tree reaches them by,
+ * and on a receiver's own port only with that receiver's MAC and IPv4 address as ONOS knows them: an ACK that
+ * names a member from anywhere else (another host, another port) dies at the first switch, counted by that
+ * switch's rule.
  */
 public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     private static final int MAX_TREATMENTS = 4096;
     private static final int MAX_SELECTORS = 16384;
-    // marks an ACK route's cookie (its match has no in port)
+    // mark the cookies of the return routes' rules (ACK), of their drops on a receiver's port (ACD), of the
+    // bound receiver (ACS) and of a switch's catch-all drop (ACG)
     private static final long ACK_ROUTE = 0x41434bL;
+    private static final long ACK_DROP = 0x414344L;
+    private static final long ACK_SOURCE = 0x414353L;
+    private static final long ACK_GUARD = 0x414347L;
+
+    /** What the return routes need to know of a switch port the tree reaches a receiver by. */
+    public interface Edges {
+        /**
+         * @param port a switch port
+         * @return true if it faces another switch (the fabric's own)
+         */
+        boolean fabric(ConnectPoint port);
+
+        /**
+         * @param port a switch port facing a host
+         * @return the host's MAC and IPv4 address as ONOS knows them, or null if it knows none there
+         */
+        HostAddress host(ConnectPoint port);
+    }
+
+    /** A host's MAC and IPv4 address. */
+    public static final class HostAddress {
+        final MacAddress mac;
+        final Ip4Address ip;
+
+        /**
+         * @param mac its MAC
+         * @param ip  its IPv4 address
+         */
+        public HostAddress(MacAddress mac, Ip4Address ip) {
+            this.mac = Objects.requireNonNull(mac);
+            this.ip = Objects.requireNonNull(ip);
+        }
+    }
+
+    // until the manager says otherwise, every port counts as the fabric's (the return routes then bind ports only)
+    private volatile Edges edges = new Edges() {
+        @Override
+        public boolean fabric(ConnectPoint port) {
+            return true;
+        }
+
+        @Override
+        public HostAddress host(ConnectPoint port) {
+            return null;
+        }
+    };
 
     // a new DefaultFlowRule.Builder builds an empty selector and treatment as its defaults, which cost a
     // twentieth of a 64-receiver churn cycle; each thread reuses one, and every rule sets all the fields it sets
@@ -78,6 +131,11 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
         this.appId = appId;
         this.tableId = tableId;
         this.connected = connected;
+    }
+
+    /** @param edges which ports face switches, and the host on each port that faces one */
+    public void setEdges(Edges edges) {
+        this.edges = Objects.requireNonNull(edges);
     }
 
     /** @param tableId flow table the group rules go into from now on */
@@ -229,8 +287,7 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
         }
         int table = tableId;
         FlowRule data = rule(group, b.device(), b.branch());
-        rules = group.peer().isEmpty() ? List.of(data)
-                : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), true));
+        rules = group.peer().isEmpty() ? List.of(data) : withAcks(data, group, b, true);
         if (table == tableId) {
             b.built(new Built(appId, group, table, rules));
         }
@@ -249,8 +306,14 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
             return rules;
         }
         FlowRule data = removal(group, b.device(), b.branch().inPort());
-        return group.peer().isEmpty() ? List.of(data)
-                : List.of(data, ackRoute(group, b.device(), b.branch().inPort(), false));
+        return group.peer().isEmpty() ? List.of(data) : withAcks(data, group, b, false);
+    }
+
+    private List<FlowRule> withAcks(FlowRule data, P2mpGroup group, TreeBranch b, boolean actions) {
+        List<FlowRule> all = new ArrayList<>();
+        all.add(data);
+        all.addAll(ackRoutes(group, b.device(), b.branch(), actions));
+        return all;
     }
 
     /** An entry's rules with what they depend on besides the entry: the group's match fields and the table. */
@@ -284,28 +347,55 @@ public final class OpenFlowTreeProgrammer extends FlowRuleProgrammer {
     }
 
     /**
-     * An ACK_AGGREGATION group's return route on one switch of its tree: what its receivers send to the virtual
+     * An ACK_AGGREGATION group's return routes on one switch of its tree: what its receivers send to the virtual
      * peer (ACKs, NAKs, CNPs) leaves by the port the group's packets arrive on, so it climbs the tree back to the
-     * source's port, where the aggregation point is. No in port: it comes up from any branch. Its match (the
-     * virtual peer's address) is the same whatever the branch, so a reroute replaces it in place.
+     * source's port, where the aggregation point is. Taken only from the ports the group's copies leave by: from a
+     * port facing a switch whatever it carries, from a receiver's port only with the receiver's own MAC and IPv4
+     * address (a lower rule drops and counts the rest on that port). A last rule below them drops and counts what
+     * reaches the peer's address from any other port. Each match names its in port, so a reroute replaces a rule
+     * in place where the port stays and removes it where it goes.
      *
      * @param group   an ACK_AGGREGATION group
      * @param device  a switch of its tree
-     * @param inPort  the port the group's packets arrive on there
+     * @param branch  its part of the tree there
      * @param actions false for a removal (no actions built)
-     * @return the rule
+     * @return the rules
      */
-    public FlowRule ackRoute(P2mpGroup group, DeviceId device, PortNumber inPort, boolean actions) {
+    public List<FlowRule> ackRoutes(P2mpGroup group, DeviceId device, GroupPlan.Branch branch, boolean actions) {
         IpAddress peer = group.peer().orElseThrow().address();
+        int vp = peer.getIp4Address().toInt();
         int table = tableId;
         int priority = group.request().priority();
-        return permanent(device, table, priority, DefaultTrafficSelector.builder()
-                        .matchEthType(Ethernet.TYPE_IPV4)
-                        .matchIPDst(IpPrefix.valueOf(peer, 32))
-                        .build(),
-                actions ? DefaultTrafficTreatment.builder().setOutput(inPort).build()
-                        : DefaultTrafficTreatment.emptyTreatment(),
-                FlowCookies.of(appId, device, table, priority, ACK_ROUTE, peer.getIp4Address().toInt()));
+        TrafficTreatment up = actions ? DefaultTrafficTreatment.builder().setOutput(branch.inPort()).build()
+                : DefaultTrafficTreatment.emptyTreatment();
+        TrafficTreatment drop = DefaultTrafficTreatment.emptyTreatment();
+        List<FlowRule> out = new ArrayList<>();
+        for (PortNumber child : branch.outPorts()) {
+            ConnectPoint cp = new ConnectPoint(device, child);
+            TrafficSelector from = toPeer(peer).matchInPort(child).build();
+            if (edges.fabric(cp)) {
+                out.add(permanent(device, table, priority, from, up,
+                        FlowCookies.of(appId, device, table, priority, ACK_ROUTE, child.toLong(), vp)));
+                continue;
+            }
+            out.add(permanent(device, table, priority - 1, from, drop,
+                    FlowCookies.of(appId, device, table, priority - 1, ACK_DROP, child.toLong(), vp)));
+            HostAddress h = edges.host(cp);
+            if (h != null) {
+                out.add(permanent(device, table, priority, toPeer(peer).matchInPort(child).matchEthSrc(h.mac)
+                                .matchIPSrc(IpPrefix.valueOf(h.ip, 32)).build(), up,
+                        FlowCookies.of(appId, device, table, priority, ACK_SOURCE, child.toLong(), vp,
+                                h.mac.toLong(), h.ip.toInt())));
+            }
+        }
+        out.add(permanent(device, table, priority - 2, toPeer(peer).build(), drop,
+                FlowCookies.of(appId, device, table, priority - 2, ACK_GUARD, vp)));
+        return out;
+    }
+
+    private static TrafficSelector.Builder toPeer(IpAddress peer) {
+        return DefaultTrafficSelector.builder().matchEthType(Ethernet.TYPE_IPV4)
+                .matchIPDst(IpPrefix.valueOf(peer, 32));
     }
 
     /**

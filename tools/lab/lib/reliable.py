@@ -6,8 +6,11 @@ Runs, in order:
   clean     N = 2, 8, 32 receivers acknowledging at different paces, and the unicast baseline for each N
   loss      one data packet dropped on one branch (eBPF, ebpf/loss.c): one NAK, one retransmission round
   restart   the aggregation agent killed and started again mid-stream: the transfer goes on, state kept
-  faults    a receiver dies mid-stream (stalled, group DEGRADED), a non-member forges an ACK, a member ACKs a PSN
-            never sent, a receiver sends a burst of CNPs, and a receiver joins mid-stream at a defined PSN
+  faults    a receiver dies mid-stream (stalled, group DEGRADED), a non-member forges ACKs (dropped at its
+            switch), a member ACKs a PSN never sent, a receiver sends a burst of CNPs, and a receiver joins
+            mid-stream at a defined PSN
+  fabric    the source leaf's uplink of the tree cut and mended, then the spine the tree moved to failed and
+            brought back, under one transfer: it completes, every receiver delivers all, none is evicted
 Prints one line per run and ends with
   reliable: receivers=N acks_in=A acks_out=B advances=B beyond_min=0 naks_out=K
 summed over the multicast runs; exits non-zero unless every check held. Needs root, the lab up, the lab runner
@@ -323,6 +326,78 @@ class Lab:
               "advances=%d beyond_min=%d done=%s" % (c.get("acksOut"), snd["advances"], res["beyond_min"],
                                                       res["done"]), flush=True)
 
+    def fabric_cmd(self, *args):
+        r = subprocess.run([os.path.join(REPO, "tools", "lab", "fabric")] + list(args) + ["--fabric", self.a.fabric],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("fabric %s: %s" % (" ".join(args), r.stdout + r.stderr))
+
+    def uplink(self, gid):
+        """The switch the group's tree goes up to from the source's leaf, by name, and the leaf's name."""
+        names = {sw["deviceId"]: sw["name"] for sw in self.fabric["switches"]}
+        tree = self.rest.call("GET", "groups/%d/tree" % gid)
+        for ln in tree["links"]:
+            if ln["src"]["device"] == self.source["deviceId"]:
+                return names[self.source["deviceId"]], names[ln["dst"]["device"]]
+        raise RuntimeError("the tree of group %d does not leave the source's leaf: %s" % (gid, tree))
+
+    def fabric_faults(self, rnd):
+        """The fabric fails under a transfer: the source leaf's uplink of the tree, then the spine the tree moved
+        to, each mended a moment later. Every receiver sits behind them (none on the source's leaf), so they stall
+        together: none may be evicted, the sender's go-back-N rounds bring everything."""
+        run = "fabric"
+        remote = [h for h in self.hosts[2:] if h["deviceId"] != self.source["deviceId"]]
+        receivers = rnd.sample(remote, 8)
+        gid, ctx = self.create(run, receivers)
+        cfg = self.config(ctx, count=self.a.count * 4, ratePps=max(1000, self.a.rate // 10))
+        import threading
+        done = {}
+
+        def faults():
+            try:
+                leaf, spine = self.uplink(gid)
+                time.sleep(0.4)
+                self.fabric_cmd("fail-link", leaf, spine)
+                done["link"] = "%s-%s" % (leaf, spine)
+                time.sleep(0.8)
+                self.fabric_cmd("restore-link", leaf, spine)
+                time.sleep(0.4)
+                _, other = self.uplink(gid)
+                self.fabric_cmd("fail-switch", other)
+                done["switch"] = other
+                time.sleep(0.8)
+                self.fabric_cmd("restore-switch", other)
+            except Exception as e:  # noqa: BLE001 - reported as the run's failure
+                done["error"] = str(e)
+        t = threading.Thread(target=faults)
+        t.start()
+        t0 = int(time.time() * 1000)
+        res = rc.scenario(cfg)
+        t.join()
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        g = self.rest.call("GET", "groups/%d" % gid)
+        snd = res["sender"]
+        self.check(run, "error" not in done, "the faults could not be made: %s" % done.get("error"))
+        self.check(run, "link" in done and "switch" in done, "the transfer ended before both faults: %s" % done)
+        self.check(run, res["done"], "the transfer did not complete across the faults")
+        for name, st in res["receivers"].items():
+            self.check(run, st["delivered"] == cfg["count"] and st["strays"] == 0 and st["icrc_bad"] == 0,
+                       "%s delivered %d of %d (%d strays, %d bad ICRCs)" % (name, st["delivered"], cfg["count"],
+                                                                         st["strays"], st["icrc_bad"]))
+        stalled = g.get("virtualPeer", {}).get("stalled", [])
+        self.check(run, not stalled and not rep.get("stalled"), "receivers evicted: %s %s"
+                   % (stalled, rep.get("stalled")))
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        print("reliable-run: fabric receivers=8 link_cut=%s switch_failed=%s evicted=%d timeouts=%d naks=%d "
+              "retransmitted=%d beyond_min=%d done=%s" % (done.get("link"), done.get("switch"), len(stalled),
+                                                          snd["timeouts"], snd["naks"], snd["retransmitted"],
+                                                          res["beyond_min"], res["done"]), flush=True)
+        self.results.append(dict(run=run, timeouts=snd["timeouts"], naks=snd["naks"],
+                                 retransmitted=snd["retransmitted"], evicted=len(stalled)))
+
     def dropped_at(self, host, vp):
         """Packets to the virtual peer the rules on a host's switch dropped (their drop rules' counters)."""
         bridge = next(sw["bridge"] for sw in self.fabric["switches"] if sw["deviceId"] == host["deviceId"])
@@ -416,7 +491,7 @@ def main():
     ap.add_argument("--rate", type=int, default=20000, help="sender packets per second")
     ap.add_argument("--stall-ms", type=int, default=500)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument("--runs", default="clean,loss,restart,faults", help="which runs, in this order")
+    ap.add_argument("--runs", default="clean,loss,restart,faults,fabric", help="which runs, in this order")
     ap.add_argument("--rto-ms", type=int, default=200, help="the sender's retransmit timeout")
     ap.add_argument("--results", help="write the measurements here (JSON)")
     a = ap.parse_args()
@@ -431,6 +506,8 @@ def main():
                     lab.clean(n, rnd)
             elif run in ("loss", "restart", "faults"):
                 getattr(lab, run)(rnd)
+            elif run == "fabric":
+                lab.fabric_faults(rnd)
             else:
                 raise SystemExit("reliable: unknown run " + run)
     except Exception as e:  # noqa: BLE001 - the demo reports and fails

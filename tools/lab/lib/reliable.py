@@ -411,6 +411,8 @@ class Lab:
         late = self.pick(1, rnd, exclude=[self.stranger["ip"]])[0]
         receivers = self.pick(8, rnd, exclude=[late["ip"]])
         gid, ctx = self.create(run, receivers)
+        with open(self.agent_log) as f:
+            log_from = len(f.read())
         start = ctx["virtualPeer"]["startPsn"]
         count = self.a.count
         member = ctx["receivers"][0]
@@ -453,6 +455,10 @@ class Lab:
         self.check(run, c.get("dropNonMember", 0) == 0, "a forged ACK reached the aggregation point (%s non-member "
                    "drops there)" % c.get("dropNonMember"))
         self.check(run, c.get("dropBeyondSent", 0) >= 1, "the ACK for a PSN never sent was not dropped")
+        with open(self.agent_log) as f:
+            control_acks = f.read()[log_from:].count("group %d: sent the sender the ACK a control run" % gid)
+        # the dead receiver's eviction (a stall check) moves the minimum: the sender hears of it at once
+        self.check(run, control_acks >= 1, "the ACK the dead receiver's eviction produced did not reach the sender")
         self.check(run, snd["beyond_sent"] == 0, "the sender got an ACK for a PSN it never sent")
         self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest live receiver" % res["beyond_min"])
         self.check(run, c.get("cnpsIn") == 5 and 1 <= c.get("cnpsOut", 0) < 5 and snd["cnps"] == c.get("cnpsOut"),
@@ -469,9 +475,10 @@ class Lab:
                 self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
         self.account(run, 8, res, c)
         self.withdraw(gid)
-        print("reliable-run: faults receivers=8+1 stalled=%s state=%s forged_dropped_at_leaf=%d drop_beyond_sent=%s "
+        print("reliable-run: faults receivers=8+1 stalled=%s state=%s control_acks=%d forged_dropped_at_leaf=%d "
+              "drop_beyond_sent=%s "
               "cnps_in=%s cnps_out=%s late_join_psn=%s late_delivered=%s beyond_min=%d done=%s"
-              % (",".join(g.get("virtualPeer", {}).get("stalled", [])), g["state"], leaf_drops,
+              % (",".join(g.get("virtualPeer", {}).get("stalled", [])), g["state"], control_acks, leaf_drops,
                  c.get("dropBeyondSent"), c.get("cnpsIn"), c.get("cnpsOut"),
                  "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lr.get("delivered"),
                  res["beyond_min"], res["done"]), flush=True)

@@ -57,6 +57,9 @@ public final class Aggregator {
     private final Path prog;
     private final Path groupsMap;
     private final Set<Integer> held = new TreeSet<>();
+    // the aggregated ACKs control runs produce go to the sender from here
+    private final FrameOut toSender;
+    private long controlAcks;
     private final Map<Long, Map<String, Integer>> joined = new HashMap<>();
     private final Map<Long, String> lastReport = new HashMap<>();
     private final Map<Long, Long> lastReportAt = new HashMap<>();
@@ -77,6 +80,7 @@ public final class Aggregator {
         Path dir = settings.pin.resolve("agg-" + settings.iface);
         this.prog = dir.resolve("prog");
         this.groupsMap = dir.resolve("maps").resolve("agg_groups");
+        this.toSender = new FrameOut(settings.iface);
     }
 
     /**
@@ -197,7 +201,7 @@ public final class Aggregator {
             boolean known = r != null && (r.path("joined").asBoolean() || joins.containsKey(r.path("host").asText()));
             if (r == null || !known || ip(r.path("ip").asText()) != e.getValue().ip
                     || r.path("peerQpn").asInt() != e.getValue().qpn) {
-                bpf.run(prog, new ControlFrame(ControlFrame.LEAVE, index, g.token)
+                control(id, new ControlFrame(ControlFrame.LEAVE, index, g.token)
                         .member(e.getValue().ip, e.getValue().qpn, 0).bytes());
                 changed = true;
             }
@@ -211,7 +215,7 @@ public final class Aggregator {
             // the controller lost the receiver's path: the others need not wait the stall timeout for it (the
             // program keeps the last active receiver whatever it is told)
             if (r != null && r.path("unreachable").asBoolean() && !e.getValue().stalled) {
-                bpf.run(prog, new ControlFrame(ControlFrame.EVICT, index, g.token)
+                control(id, new ControlFrame(ControlFrame.EVICT, index, g.token)
                         .member(e.getValue().ip, e.getValue().qpn, 0).bytes());
                 evicting.put(e.getKey(), r.path("host").asText());
             }
@@ -238,12 +242,29 @@ public final class Aggregator {
             }
         }
         for (int t = 0; t < MAX_TICKS; t++) {
-            if (bpf.run(prog, new ControlFrame(ControlFrame.TICK, index, g.token).bytes()) != ControlFrame.AGAIN) {
+            if (control(id, new ControlFrame(ControlFrame.TICK, index, g.token).bytes()) != ControlFrame.AGAIN) {
                 break;
             }
         }
         g = Installed.of(bpf.lookup(groupsMap, key(index)));
         report(id, c, g, joins);
+    }
+
+    /**
+     * Runs a control frame (leave, evict, stall check). When it moves the group's minimum the program writes the
+     * aggregated ACK into the run's frame and passes it (TC_ACT_OK): it goes to the sender now, not when the
+     * sender's retransmission draws a receiver's next ACK.
+     */
+    private int control(long id, byte[] frame) throws IOException {
+        Bpftool.Run r = bpf.runWithOutput(prog, frame);
+        byte[] out = r.out;
+        if (r.retval == 0 && out.length >= 14 && out[12] == 0x08 && out[13] == 0x00) {
+            toSender.send(out);
+            controlAcks++;
+            log.accept("group " + id + ": sent the sender the ACK a control run produced (" + controlAcks
+                    + " so far)");
+        }
+        return r.retval;
     }
 
     private void report(long id, JsonNode c, Installed g, Map<String, Integer> joins) {

@@ -166,6 +166,39 @@ public class Bpftool {
         }
     }
 
+    /** What a test run of the program returned and the frame it left. */
+    public static final class Run {
+        final int retval;
+        final byte[] out;
+
+        Run(int retval, byte[] out) {
+            this.retval = retval;
+            this.out = out;
+        }
+    }
+
+    /**
+     * Runs a pinned program on one frame and reads the frame it leaves (an aggregated ACK a control run wrote).
+     *
+     * @param prog  the pinned program
+     * @param frame the frame
+     * @return the return value and the frame out
+     * @throws IOException if bpftool fails
+     */
+    public Run runWithOutput(Path prog, byte[] frame) throws IOException {
+        Path in = Files.createTempFile("mcast4ai-agent", ".frame");
+        Path out = Files.createTempFile("mcast4ai-agent", ".out-frame");
+        try {
+            Files.write(in, frame);
+            Result r = ok(List.of("bpftool", "-j", "prog", "run", "pinned", prog.toString(), "data_in",
+                    in.toString(), "data_out", out.toString(), "data_size_out", "2048"));
+            return new Run(JSON.readTree(r.out).path("retval").asInt(-1), Files.readAllBytes(out));
+        } finally {
+            Files.deleteIfExists(in);
+            Files.deleteIfExists(out);
+        }
+    }
+
     /**
      * @param map a pinned map
      * @param key the key's bytes

@@ -65,6 +65,15 @@ final class GroupDetail {
             prop(props, "Last change", last.state() + " at " + Instant.ofEpochMilli(last.timeMillis())
                     + (last.reason().isEmpty() ? "" : " (" + last.reason() + ")"));
         }
+        // a repair (entries the switches lost, sent again) is a step of the group's history
+        StateChange repair = null;
+        for (StateChange c : h) {
+            if (c.reason().startsWith("repairing")) {
+                repair = c;
+            }
+        }
+        prop(props, "Last repair", repair == null ? "none" : Instant.ofEpochMilli(repair.timeMillis()) + " ("
+                + repair.reason() + ")");
         ReconcileCounters rc = groups.reconcileCounters();
         prop(props, "Reconcile loop", rc.audits() + " audits, " + rc.repairs() + " repairs, " + rc.orphansRemoved()
                 + " orphans removed on this instance");

@@ -267,6 +267,24 @@ class TopoOverlayTest {
     }
 
     @Test
+    void thePanelNamesTheLastRepair() {
+        P2mpGroup g = group("a", "10.0.0.1", "10.0.0.2");
+        send(TopoOverlayMessageHandler.SHOW_GROUP, "{'id':'" + g.id().value() + "'}");
+        assertEquals("none", prop(last(TopoOverlayMessageHandler.DETAIL), "Last repair"));
+        // a switch loses the group's rule; the recompile (as the audit does) sends it again
+        hosted.flows().lose(hosted.flows().rulesOn(TestFabric.leaf(2)).stream().filter(r -> {
+            org.onosproject.net.flow.criteria.Criterion c = r.selector()
+                    .getCriterion(org.onosproject.net.flow.criteria.Criterion.Type.IPV4_DST);
+            return c != null && ((org.onosproject.net.flow.criteria.IPCriterion) c).ip().address()
+                    .equals(g.address());
+        }).findFirst().orElseThrow());
+        groups.recompile(g.id());
+        send(TopoOverlayMessageHandler.SHOW_GROUP, "{'id':'" + g.id().value() + "'}");
+        String repair = prop(last(TopoOverlayMessageHandler.DETAIL), "Last repair");
+        assertTrue(repair.contains("(repairing: entries missing on [" + TestFabric.leaf(2) + "])"), repair);
+    }
+
+    @Test
     void badRequestsGetAnErrorAndLeaveWhatIsShown() {
         P2mpGroup g = group("a", "10.0.0.1", "10.0.0.2");
         send(TopoOverlayMessageHandler.SHOW_GROUP, "{'id':'" + g.id().value() + "'}");

@@ -87,24 +87,4 @@ public class GroupsUiComponent {
         timer.shutdownNow();
         log.info("Stopped");
     }
-
-    /**
-     * Called by the framework when the P4 fabric service comes.
-     *
-     * @param s the service
-     */
-    protected void bindP4FabricService(P4FabricService s) {
-        p4FabricService = s;
-    }
-
-    /**
-     * Called by the framework when the P4 fabric service goes.
-     *
-     * @param s the service
-     */
-    protected void unbindP4FabricService(P4FabricService s) {
-        if (p4FabricService == s) {
-            p4FabricService = null;
-        }
-    }
 }

@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -294,7 +295,6 @@ class Lab:
         with open(self.agent_log) as f:
             log_from = len(f.read())
         cfg = self.config(ctx, count=self.a.count * 3, ratePps=max(1000, self.a.rate // 8))
-        import threading
         restarted = {}
 
         def bounce():
@@ -350,7 +350,6 @@ class Lab:
         receivers = rnd.sample(remote, 8)
         gid, ctx = self.create(run, receivers)
         cfg = self.config(ctx, count=self.a.count * 4, ratePps=max(1000, self.a.rate // 10))
-        import threading
         done = {}
 
         def faults():

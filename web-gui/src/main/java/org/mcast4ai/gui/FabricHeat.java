@@ -7,7 +7,6 @@ import org.mcast4ai.api.P2mpGroupService;
 import org.mcast4ai.api.P4FabricStatus;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.Link;
-import org.onosproject.net.LinkKey;
 import org.onosproject.net.link.LinkService;
 import org.onosproject.net.statistic.Load;
 import org.onosproject.net.statistic.PortStatisticsService;
@@ -19,7 +18,6 @@ import org.onosproject.ui.topo.Mod;
 import org.onosproject.ui.topo.NodeBadge;
 import org.onosproject.ui.topo.TopoUtils;
 
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -66,13 +64,7 @@ final class FabricHeat {
      * @return the heat of every link
      */
     static Result of(Metric metric, P2mpGroupService groups, PortStatisticsService stats, LinkService links) {
-        TreeHighlights.Pairs pairs = new TreeHighlights.Pairs();
-        Map<LinkKey, BiLink> bilinks = new HashMap<>();
-        Map<String, Link> byEnds = new HashMap<>();
-        for (Link l : links.getLinks()) {
-            bilinks.put(LinkKey.linkKey(l), pairs.add(l));
-            byEnds.put(TreeHighlights.ends(l.src(), l.dst()), l);
-        }
+        LinkIndex index = new LinkIndex(links);
         Map<String, Long> value = new LinkedHashMap<>();
         if (metric == Metric.GROUPS) {
             for (P2mpGroup g : groups.getGroups()) {
@@ -82,9 +74,9 @@ final class FabricHeat {
                 GroupTree t = groups.tree(g.id());
                 java.util.Set<String> counted = new java.util.HashSet<>();
                 for (ConnectPoint[] e : t.links()) {
-                    Link l = byEnds.get(TreeHighlights.ends(e[0], e[1]));
+                    Link l = index.link(e[0], e[1]);
                     if (l != null) {
-                        String id = bilinks.get(LinkKey.linkKey(l)).linkId();
+                        String id = index.line(l).linkId();
                         if (counted.add(id)) {
                             value.merge(id, 1L, Long::sum);
                         }
@@ -92,7 +84,7 @@ final class FabricHeat {
                 }
             }
         } else if (stats != null) {
-            for (BiLink b : new java.util.LinkedHashSet<>(bilinks.values())) {
+            for (BiLink b : index.lines()) {
                 long rate = rate(stats, b.one().src());
                 if (b.two() != null) {
                     rate = Math.max(rate, rate(stats, b.two().src()));

@@ -285,7 +285,7 @@ public class TopoOverlayMessageHandler extends UiMessageHandler {
             }
             GroupTree tree = groups.tree(shown);
             TreeHighlights.Result r = TreeHighlights.of(tree, new ArrayList<>(used.values()), links, devices);
-            tree.links().forEach(l -> used.putIfAbsent(TreeHighlights.ends(l[0], l[1]), l));
+            tree.links().forEach(l -> used.putIfAbsent(LinkIndex.ends(l[0], l[1]), l));
             sendMessage(TopoJson.highlightsMessage(r.highlights));
             sendMessage(JsonUtils.envelope(DETAIL, GroupDetail.json(groups, g, tree, r.failed)));
         } else if (metric != null) {

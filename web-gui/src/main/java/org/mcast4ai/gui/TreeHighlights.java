@@ -5,11 +5,9 @@ import org.mcast4ai.api.GroupTree;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.HostId;
 import org.onosproject.net.Link;
-import org.onosproject.net.LinkKey;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.link.LinkService;
 import org.onosproject.ui.topo.BiLink;
-import org.onosproject.ui.topo.BiLinkMap;
 import org.onosproject.ui.topo.DeviceHighlight;
 import org.onosproject.ui.topo.Highlights;
 import org.onosproject.ui.topo.HostHighlight;
@@ -61,36 +59,30 @@ final class TreeHighlights {
      */
     static Result of(GroupTree tree, List<ConnectPoint[]> previous, LinkService links, DeviceService devices) {
         Highlights h = new Highlights().subdueAllElse(Highlights.Amount.MINIMALLY);
-        Map<LinkKey, BiLink> bilinks = new HashMap<>();
-        Map<String, Link> byEnds = new HashMap<>();
-        Pairs map = new Pairs();
-        for (Link l : links.getLinks()) {
-            bilinks.put(LinkKey.linkKey(l), map.add(l));
-            byEnds.put(ends(l.src(), l.dst()), l);
-        }
+        LinkIndex index = new LinkIndex(links);
         Set<String> treeLinks = new LinkedHashSet<>();
         Map<String, LinkHighlight> shown = new HashMap<>();
         for (ConnectPoint[] e : tree.links()) {
-            treeLinks.add(ends(e[0], e[1]));
-            Link l = byEnds.get(ends(e[0], e[1]));
+            treeLinks.add(LinkIndex.ends(e[0], e[1]));
+            Link l = index.link(e[0], e[1]);
             if (l != null) {
-                BiLink b = bilinks.get(LinkKey.linkKey(l));
+                BiLink b = index.line(l);
                 shown.computeIfAbsent(b.linkId(), id -> new LinkHighlight(id, LinkHighlight.Flavor.PRIMARY_HIGHLIGHT)
                         .addMod(TREE));
             }
         }
         List<String> failed = new ArrayList<>();
         for (ConnectPoint[] e : previous) {
-            String key = ends(e[0], e[1]);
-            Link l = byEnds.get(key);
+            String key = LinkIndex.ends(e[0], e[1]);
+            Link l = index.link(e[0], e[1]);
             if (treeLinks.contains(key) || l != null && l.state() == Link.State.ACTIVE) {
                 continue;
             }
             failed.add(e[0] + " > " + e[1]);
-            Link other = l != null ? l : byEnds.get(ends(e[1], e[0]));
+            Link other = l != null ? l : index.link(e[1], e[0]);
             if (other != null) {
                 // one direction left in ONOS's view: the GUI still draws the link, so it can be marked
-                BiLink b = bilinks.get(LinkKey.linkKey(other));
+                BiLink b = index.line(other);
                 shown.put(b.linkId(), new LinkHighlight(b.linkId(), LinkHighlight.Flavor.SECONDARY_HIGHLIGHT)
                         .addMod(FAILED).setLabel("failed"));
             }
@@ -131,29 +123,5 @@ final class TreeHighlights {
                     + hop.inPort() + ", out " + hop.outPorts()));
         }
         return d;
-    }
-
-    static String ends(ConnectPoint from, ConnectPoint to) {
-        return from + ">" + to;
-    }
-
-    /** Both directions of a link as one line of the view, with the id the GUI knows it by. */
-    static final class Pair extends BiLink {
-        Pair(LinkKey key, Link link) {
-            super(key, link);
-        }
-
-        @Override
-        public LinkHighlight highlight(Enum<?> type) {
-            return new LinkHighlight(linkId(), LinkHighlight.Flavor.NO_HIGHLIGHT);
-        }
-    }
-
-    /** The links of the view, paired. */
-    static final class Pairs extends BiLinkMap<Pair> {
-        @Override
-        protected Pair create(LinkKey key, Link link) {
-            return new Pair(key, link);
-        }
     }
 }

@@ -50,12 +50,7 @@
         panel.empty();
         panel.append('h2').text('Multicast groups');
         var select = panel.append('select').attr('id', 'mcast4ai-topo-pick');
-        select.append('option').attr('value', '-1').text(groups.length ? '-- pick a group --' : '(no groups)');
-        groups.forEach(function (g) {
-            select.append('option').attr('value', String(g.id))
-                .text(g.id + ' ' + g.name + ' ' + g.state + ' ' + g.mode + ' (' + g.receivers + ')');
-        });
-        select.property('value', String(shown));
+        fillPicker(select);
         select.on('change', function () {
             var id = this.value;
             if (id !== '-1') {
@@ -69,6 +64,16 @@
         if (detail) {
             detail(panel.append('div').classed('mcast4ai-topo-detail', true));
         }
+    }
+
+    // the picker's options: the groups, and the one shown selected
+    function fillPicker(select) {
+        select.append('option').attr('value', '-1').text(groups.length ? '-- pick a group --' : '(no groups)');
+        groups.forEach(function (g) {
+            select.append('option').attr('value', String(g.id))
+                .text(g.id + ' ' + g.name + ' ' + g.state + ' ' + g.mode + ' (' + g.receivers + ')');
+        });
+        select.property('value', String(shown));
     }
 
     function button(bar, text, cb) {
@@ -97,13 +102,7 @@
         if (picker && !picker.empty()) {
             // keep what the panel shows; only the picker's options change
             picker.selectAll('option').remove();
-            picker.append('option').attr('value', '-1')
-                .text(groups.length ? '-- pick a group --' : '(no groups)');
-            groups.forEach(function (g) {
-                picker.append('option').attr('value', String(g.id))
-                    .text(g.id + ' ' + g.name + ' ' + g.state + ' ' + g.mode + ' (' + g.receivers + ')');
-            });
-            picker.property('value', String(shown));
+            fillPicker(picker);
         } else {
             render();
         }

@@ -2,6 +2,7 @@ package org.mcast4ai.impl.bitmap;
 
 import org.mcast4ai.engine.FabricSnapshot;
 import org.mcast4ai.impl.trace.TraceHop;
+import org.mcast4ai.impl.trace.TreeAssembler;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -75,11 +76,9 @@ public final class BitmapWalk {
             hops.add(new TraceHop(sw, in, out.stream().mapToLong(Long::longValue).toArray(),
                     "stamp bits " + serves));
             for (long p : out) {
-                for (int e = fabric.linkStart(sw); e < fabric.linkStart(sw + 1); e++) {
-                    if (fabric.linkFromPort(e) == p) {
-                        queue.add(new long[]{fabric.linkTo(e), fabric.linkToPort(e)});
-                        break;
-                    }
+                int e = TreeAssembler.linkAt(fabric, sw, p);
+                if (e >= 0) {
+                    queue.add(new long[]{fabric.linkTo(e), fabric.linkToPort(e)});
                 }
             }
         }

@@ -136,7 +136,7 @@ public final class TreeAssembler {
      * @param port one of its ports
      * @return the directed link leaving by that port, or -1 (a host port, or nothing)
      */
-    static int linkAt(FabricSnapshot f, int sw, long port) {
+    public static int linkAt(FabricSnapshot f, int sw, long port) {
         for (int e = f.linkStart(sw); e < f.linkStart(sw + 1); e++) {
             if (f.linkFromPort(e) == port) {
                 return e;

@@ -9,7 +9,7 @@ sent), repairs (mcast4ai-distribute's repair datagrams; uftp's and udpcast's own
 excess shows in the sender bytes).
 
     distribute_lab.py --fabric F --rest URL [--tools mcast4ai,uftp,udpcast,unicast] [--sizes 2,8,16,32]
-                      [--loss 0,1,5] [--lossy 2] [--file-mb 64] [--rate 400] --results OUT.json
+                      [--loss 0,1,5] [--lossy all] [--file-mb 64] [--rate 200] --results OUT.json
 Needs root, the lab up with a runner serving REST (--unicast-routes), ebpf/target/loss.o and the client jar.
 """
 
@@ -118,7 +118,7 @@ class Lab:
 
     def run(self, tool, n, loss):
         receivers = self.order[:n]
-        lossy = receivers[:min(self.a.lossy, n)] if loss else []
+        lossy = (receivers if self.a.lossy < 0 else receivers[:min(self.a.lossy, n)]) if loss else []
         for h in lossy:
             self.loss.random(veth(h), int(loss * 10000))
         outs = {h["name"]: self.outdir(h) for h in receivers}
@@ -200,15 +200,16 @@ class Lab:
         if sender.returncode:
             print("distribute-lab: mcast4ai-distribute exited %d: %s" % (sender.returncode, err[-400:]),
                   flush=True)
-        caught = 0
+        late_unicast = 0
         for h in late:
             try:
-                caught += json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"]))).get("catchup", False)
+                late_unicast += json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"]))).get("unicast_symbols", 0)
             except (OSError, ValueError):
                 pass
-        return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), rounds=s.get("rounds"),
-                    catchup=s.get("catchup_receivers"), with_setup_s=round(setup, 2), late=len(late),
-                    late_caught_up_over_tcp=caught)
+        return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), fec=s.get("fec_symbols"),
+                    unicast_repairs=s.get("repair_unicast"), rounds=s.get("rounds"),
+                    rate_end=s.get("rate_mbit_end"), cuts=s.get("congestion_cuts"), with_setup_s=round(setup, 2),
+                    late=len(late), late_unicast_symbols=late_unicast)
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)
@@ -288,11 +289,11 @@ def main():
     ap.add_argument("--user", default="onos")
     ap.add_argument("--password", default="rocks")
     ap.add_argument("--tools", default="mcast4ai,uftp,udpcast,unicast")
-    ap.add_argument("--sizes", default="2,8,16,32")
+    ap.add_argument("--sizes", default="4,8,16,32")
     ap.add_argument("--loss", default="0,1,5", help="percent, on --lossy receivers' links")
-    ap.add_argument("--lossy", type=int, default=2)
+    ap.add_argument("--lossy", default="all", help="how many receivers' links lose (all: every receiver's)")
     ap.add_argument("--file-mb", type=int, default=64)
-    ap.add_argument("--rate", type=int, default=400, help="Mbit/s, every multicast tool's sending rate")
+    ap.add_argument("--rate", type=int, default=200, help="Mbit/s, every multicast tool's highest sending rate")
     ap.add_argument("--late", type=int, default=0, help="this many receivers start after the transfer did")
     ap.add_argument("--late-after", type=float, default=3.0, help="seconds after the sender the late ones start")
     ap.add_argument("--sender-wait", type=float, default=20, help="the sender's --wait-receivers")
@@ -300,6 +301,7 @@ def main():
     ap.add_argument("--results")
     ap.add_argument("--demo-line", action="store_true", help="end with the demo's line for the last run")
     a = ap.parse_args()
+    a.lossy = -1 if a.lossy == "all" else int(a.lossy)
     lab = Lab(a)
     rows = []
     try:

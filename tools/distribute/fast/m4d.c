@@ -287,7 +287,10 @@ struct sender {
     int slow_start;
     double floor_hist[8];
     int nfloor;
-    int r;                         /* repair symbols per block on the first pass */
+    int r, r_max;                  /* repair symbols per block on the first pass: now, at most */
+    double t0;
+    char trace[16384];             /* per checkpoint: seconds, Mbit/s, median loss, repair symbols per block */
+    int trace_len;
     /* the batch being built */
     struct mmsghdr msgs[BATCH];
     struct iovec iov[BATCH];
@@ -577,6 +580,9 @@ static void adapt(struct sender *s) {
         s->rate *= s->slow_start ? 1.5 : 1.05;
     }
     if (s->rate > s->max_rate) s->rate = s->max_rate;
+    if (n && s->trace_len < (int)sizeof s->trace - 64)
+        s->trace_len += snprintf(s->trace + s->trace_len, sizeof s->trace - s->trace_len, "%s[%.3f, %.1f, %.4f, %d]",
+                                 s->trace_len ? ", " : "", now() - s->t0, s->rate * 8 / 1e6, losses[n / 2], s->r);
     int k = s->c.k, r;
     for (r = 0; r < k / 2; r++) {
         double none = 1;                 /* P(every receiver loses at most r symbols of k + r + 1) */
@@ -587,6 +593,7 @@ static void adapt(struct sender *s) {
         if (1 - none < 0.7) break;       /* the (r+1)-th repair symbol would be needed in fewer than 70 % */
     }
     s->r = r;
+    if (r > s->r_max) s->r_max = r;
 }
 
 static void progress(struct sender *s, double t0, int final) {
@@ -659,6 +666,7 @@ static int sender_main(struct args *a) {
     s->slow_start = 1;
     s->last = now();
     double t0 = now(), deadline = t0 + a->timeout;
+    s->t0 = t0;
     send_announce(s);
     uint8_t *rep[MAXSYM];
     for (int i = 0; i < MAXSYM; i++) rep[i] = s->repbuf + (size_t)i * PAY;
@@ -686,7 +694,7 @@ static int sender_main(struct args *a) {
     while (!finished(s) && now() < deadline) {
         rounds++;
         fin(s, nb);
-        double end = now() + a->window / 1000.0;
+        double start = now(), end = start + a->window / 1000.0;
         while (now() < end) {
             poll_ctl(s, end - now());
             /* every receiver still at it has answered this round: no need to wait out the window */
@@ -694,7 +702,7 @@ static int sender_main(struct args *a) {
             for (int i = 0; i < s->nrx; i++)
                 if (!s->rx[i].complete && !s->rx[i].done && !s->rx[i].failed && s->rx[i].answered < s->round)
                     waiting++;
-            if (!waiting) break;
+            if (!waiting && now() - start > 0.002) break;
         }
         adapt(s);
         serve_needs(s);
@@ -711,12 +719,12 @@ static int sender_main(struct args *a) {
         fprintf(f, "{\"seconds\": %.3f, \"datagrams\": %llu, \"bytes\": %llu, \"first_pass_datagrams\": %llu, "
                    "\"fec_symbols\": %llu, \"repair_multicast\": %llu, \"repair_unicast\": %llu, "
                    "\"repair_datagrams\": %llu, \"rounds\": %d, \"reports\": %llu, \"congestion_cuts\": %llu, "
-                   "\"rate_mbit_end\": %.1f, \"fec_per_block_end\": %d, \"block\": %d, \"done\": {",
+                   "\"rate_mbit_end\": %.1f, \"fec_per_block_max\": %d, \"block\": %d, \"trace\": [%s], \"done\": {",
                 secs, (unsigned long long)s->datagrams, (unsigned long long)s->bytes,
                 (unsigned long long)first_pass_end, (unsigned long long)s->fec, (unsigned long long)s->repair_mcast,
                 (unsigned long long)s->repair_ucast, (unsigned long long)(s->repair_mcast + s->repair_ucast), rounds,
-                (unsigned long long)s->reports, (unsigned long long)s->congestion_cuts, s->rate * 8 / 1e6, s->r,
-                s->c.k);
+                (unsigned long long)s->reports, (unsigned long long)s->congestion_cuts, s->rate * 8 / 1e6, s->r_max,
+                s->c.k, s->trace);
         int first = 1;
         for (int i = 0; i < s->nrx; i++) {
             struct rx *r = &s->rx[i];
@@ -948,6 +956,13 @@ static void on_packet(struct receiver *r, const uint8_t *p, ssize_t n, int unica
     if (p[4] == SYM) {
         on_sym(r, p, n, unicast);
     } else if (p[4] == FIN2 && n >= HDR + 12) {
+        /* repairs sent to this receiver alone left before the checkpoint did: take them before answering it */
+        uint8_t q[PKT + 64];
+        for (;;) {
+            ssize_t m = recv(r->ctl, q, sizeof q, MSG_DONTWAIT);
+            if (m < 0) break;
+            if (ours(q, m, r->c.oid) && q[4] == SYM) on_sym(r, q, m, 1);
+        }
         r->round = get32(p + HDR);
         uint64_t upto = get32(p + HDR + 4);
         if (upto > r->seen_upto) r->seen_upto = upto;

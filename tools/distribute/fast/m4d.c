@@ -329,14 +329,15 @@ static void pace(struct sender *s, int len) {
     for (;;) {
         double t = now();
         s->tokens += (t - s->last) * s->rate;
-        if (s->tokens > 64.0 * PKT) s->tokens = 64.0 * PKT;
+        if (s->tokens > 16.0 * PKT) s->tokens = 16.0 * PKT;
         s->last = t;
         if (s->tokens >= len) {
             s->tokens -= len;
             return;
         }
         flush(s);
-        poll_ctl(s, (len - s->tokens) / s->rate);
+        /* sleep until 8 datagrams' worth is due: smooth enough for a switch's buffers, few wake-ups */
+        poll_ctl(s, (len + 7.0 * PKT - s->tokens) / s->rate);
     }
 }
 
@@ -479,7 +480,8 @@ static void poll_ctl(struct sender *s, double wait) {
             double left = end - now();
             if (left <= 0) return;
             struct pollfd pf = {.fd = s->ctl, .events = POLLIN};
-            poll(&pf, 1, (int)ceil(left * 1000));
+            struct timespec ts = {.tv_sec = (time_t)left, .tv_nsec = (long)((left - (time_t)left) * 1e9)};
+            ppoll(&pf, 1, &ts, NULL);
             if (!(pf.revents & POLLIN) && now() >= end) return;
             continue;
         }
@@ -771,6 +773,8 @@ struct receiver {
     uint32_t round;
     uint64_t low;                  /* every block below it is done */
     uint64_t seen_upto;            /* blocks below it were announced by a checkpoint */
+    int fin_pending;               /* a checkpoint to answer once the queue is drained */
+    uint64_t fin_got, fin_expected;
     uint64_t rnd;
 };
 
@@ -924,6 +928,13 @@ static void on_sym(struct receiver *r, const uint8_t *p, ssize_t n, int unicast)
 }
 
 static void report(struct receiver *r, uint64_t upto) {
+    /* repairs sent to this receiver alone left before the checkpoint did: take them before answering it */
+    uint8_t q[PKT + 64];
+    for (;;) {
+        ssize_t m = recv(r->ctl, q, sizeof q, MSG_DONTWAIT);
+        if (m < 0) break;
+        if (ours(q, m, r->c.oid) && q[4] == SYM) on_sym(r, q, m, 1);
+    }
     uint8_t p[HDR + 30 + 6 * REPORT_MAX];
     int complete = r->ndone == r->c.nblocks;
     while (r->low < r->c.nblocks && r->done[r->low]) r->low++;
@@ -940,8 +951,8 @@ static void report(struct receiver *r, uint64_t upto) {
         }
         header(p, REPORT, complete ? 1 : 0, r->c.oid);
         put32(p + HDR, r->round);
-        put64(p + HDR + 4, r->got_first);
-        put64(p + HDR + 12, r->expected_first);
+        put64(p + HDR + 4, complete ? r->got_first : r->fin_got);
+        put64(p + HDR + 12, complete ? r->expected_first : r->fin_expected);
         put32(p + HDR + 20, r->ovfl);
         put32(p + HDR + 24, r->ce);
         put16(p + HDR + 28, count);
@@ -956,17 +967,13 @@ static void on_packet(struct receiver *r, const uint8_t *p, ssize_t n, int unica
     if (p[4] == SYM) {
         on_sym(r, p, n, unicast);
     } else if (p[4] == FIN2 && n >= HDR + 12) {
-        /* repairs sent to this receiver alone left before the checkpoint did: take them before answering it */
-        uint8_t q[PKT + 64];
-        for (;;) {
-            ssize_t m = recv(r->ctl, q, sizeof q, MSG_DONTWAIT);
-            if (m < 0) break;
-            if (ours(q, m, r->c.oid) && q[4] == SYM) on_sym(r, q, m, 1);
-        }
         r->round = get32(p + HDR);
         uint64_t upto = get32(p + HDR + 4);
         if (upto > r->seen_upto) r->seen_upto = upto;
-        report(r, upto);
+        r->fin_pending = 1;
+        /* the counters at the checkpoint, when every block below it is whole or lost: not mid-block */
+        r->fin_got = r->got_first;
+        r->fin_expected = r->expected_first;
     }
 }
 
@@ -1013,6 +1020,7 @@ static int receiver_main(struct args *a) {
                 msgs[i].msg_hdr.msg_controllen = sizeof cbufs[i];
             }
             int n = recvmmsg(r->data, msgs, BATCH, MSG_DONTWAIT, NULL);
+            if (n < 0) n = 0;
             for (int i = 0; i < n; i++) {
                 for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
                     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
@@ -1031,6 +1039,18 @@ static int receiver_main(struct args *a) {
                 ssize_t n = recv(r->ctl, bufs[0], sizeof bufs[0], MSG_DONTWAIT);
                 if (n < 0) break;
                 on_packet(r, bufs[0], n, 1);
+            }
+        }
+        /*
+         * A checkpoint is answered once the receiver has read everything queued behind it: a receiver running late
+         * answers the last checkpoint it read, once, with what the repairs already queued for it have mended, not
+         * every checkpoint with needs the sender has met already.
+         */
+        if (r->fin_pending) {
+            struct pollfd q = {.fd = r->data, .events = POLLIN};
+            if (poll(&q, 1, 0) == 0) {
+                r->fin_pending = 0;
+                report(r, r->seen_upto);
             }
         }
     }

@@ -139,7 +139,7 @@ class Lab:
                    **extra)
         print("distribute-lab: %-8s N=%-2d loss=%d%% on %d: %6.2f s verified %d/%d sender %.3fx fabric %.1fx %s"
               % (tool, n, loss, len(lossy), elapsed, verified, n, row["sender_ratio"], row["fabric_ratio"],
-                 " ".join("%s=%s" % kv for kv in extra.items())), flush=True)
+                 " ".join("%s=%s" % kv for kv in extra.items() if kv[0] != "trace")), flush=True)
         return row
 
     # ------------------------------------------------------------------ the tools
@@ -209,7 +209,7 @@ class Lab:
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), fec=s.get("fec_symbols"),
                     unicast_repairs=s.get("repair_unicast"), rounds=s.get("rounds"),
                     rate_end=s.get("rate_mbit_end"), cuts=s.get("congestion_cuts"), with_setup_s=round(setup, 2),
-                    late=len(late), late_unicast_symbols=late_unicast)
+                    late=len(late), late_unicast_symbols=late_unicast, trace=s.get("trace"))
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)

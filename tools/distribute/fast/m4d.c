@@ -257,10 +257,13 @@ struct rx {
     uint32_t addr;                 /* network order */
     int member, done, failed, complete; /* member: named by --receivers */
     uint32_t answered;             /* the last checkpoint it answered */
+    uint32_t lag;                  /* checkpoints sent since the one its last report answered */
     char digest[65];
     uint64_t got, expected, got_mark, exp_mark;
     uint32_t ovfl, ce, ovfl_mark, ce_mark;
-    double loss;                   /* smoothed first-pass loss */
+    double loss;                   /* smoothed first-pass loss, windows without congestion */
+    double window;                 /* this window's, or -1 */
+    int seen_loss;
     int reported;
 };
 
@@ -284,7 +287,7 @@ struct sender {
     uint32_t round;
     /* pacing */
     double rate, max_rate, tokens, last;
-    int slow_start;
+    int slow_start, silent, first_pass, active;
     double floor_hist[8];
     int nfloor;
     int r, r_max;                  /* repair symbols per block on the first pass: now, at most */
@@ -329,7 +332,9 @@ static void pace(struct sender *s, int len) {
     for (;;) {
         double t = now();
         s->tokens += (t - s->last) * s->rate;
-        if (s->tokens > 16.0 * PKT) s->tokens = 16.0 * PKT;
+        /* credit for 8 ms: a sender descheduled for a few ms on a busy host catches up instead of losing it */
+        double cap = s->rate * 0.008 > 16.0 * PKT ? s->rate * 0.008 : 16.0 * PKT;
+        if (s->tokens > cap) s->tokens = cap;
         s->last = t;
         if (s->tokens >= len) {
             s->tokens -= len;
@@ -448,6 +453,7 @@ static void on_report(struct sender *s, struct rx *r, const uint8_t *p, ssize_t 
     r->ce = get32(q + 24);
     r->reported = 1;
     if (round > r->answered) r->answered = round;
+    r->lag = s->round - round;
     if (p[5] & 1) r->complete = 1;
     int count = get16(q + 28);
     if (n < HDR + 30 + 6 * count) return;
@@ -535,25 +541,35 @@ static double binom_cdf(int n, double p, int x) {   /* P(Bin(n, p) <= x) */
  * neediest receiver will use in at least 70 % of the blocks, so a clean fabric pays nothing and a lossy one rarely
  * waits for a repair.
  */
+/* up by half a window until the first congestion, then by 5 % a window */
+static void grow(struct sender *s) {
+    s->rate *= s->slow_start ? 1.5 : 1.05;
+}
+
 static void adapt(struct sender *s) {
     double losses[MAXRX];
     int n = 0;
     uint64_t congestion = 0;
+    int behind = 0;
+    s->active = 0;
     for (int i = 0; i < s->nrx; i++) {
         struct rx *r = &s->rx[i];
+        s->active += r->member && !r->complete && !r->done && !r->failed;
         if (!r->reported || r->done || r->failed) continue;
+        behind += !r->complete && r->lag >= 3;
         uint64_t de = r->expected - r->exp_mark, dg = r->got - r->got_mark;
         congestion += (uint32_t)(r->ovfl - r->ovfl_mark) + (uint32_t)(r->ce - r->ce_mark);
         r->ovfl_mark = r->ovfl;
         r->ce_mark = r->ce;
+        r->window = -1;
         if (de >= 64) {
-            double l = dg >= de ? 0 : (double)(de - dg) / de;
-            r->loss = r->exp_mark == 0 ? l : 0.7 * r->loss + 0.3 * l;
+            r->window = dg >= de ? 0 : (double)(de - dg) / de;
             r->exp_mark = r->expected;
             r->got_mark = r->got;
-            losses[n++] = l;
+            losses[n++] = r->window;
         }
     }
+    int cut = 0;
     if (n) {
         /* the median receiver's loss; its floor over the last windows is the links' own, not congestion */
         for (int i = 1; i < n; i++)
@@ -570,23 +586,42 @@ static void adapt(struct sender *s) {
         }
         double floor = 1;
         for (int i = 0; i < s->nfloor; i++) floor = s->floor_hist[i] < floor ? s->floor_hist[i] : floor;
-        if (congestion > 0 || (s->nfloor >= 3 && median > 2 * floor && median > floor + 0.03)) {
+        /*
+         * Congestion: sockets that overflowed, ECN marks, loss well above its floor, or a quarter of the receivers
+         * three checkpoints behind (their queues grow: the rate is more than they can take, and their losses
+         * would tell it only a queue's length later)
+         */
+        if (congestion > 0 || (s->nfloor >= 3 && median > 2 * floor && median > floor + 0.03)
+                || (s->first_pass && behind * 4 > s->active)) {
             s->rate *= 0.8;
-            if (s->rate < s->max_rate / 64) s->rate = s->max_rate / 64;
             s->slow_start = 0;
             s->congestion_cuts++;
+            cut = 1;
         } else {
-            s->rate *= s->slow_start ? 1.5 : 1.05;
+            grow(s);
         }
+        s->silent = 0;
+    } else if (congestion == 0 && s->first_pass && s->active && ++s->silent >= 4) {
+        /* receivers too far behind to answer: sending on blind would only deepen their queues */
+        s->rate *= 0.8;
+        s->silent = 0;
+        s->congestion_cuts++;
     } else if (congestion == 0) {
-        s->rate *= s->slow_start ? 1.5 : 1.05;
+        grow(s);
     }
+    if (s->rate < s->max_rate / 64) s->rate = s->max_rate / 64;
     if (s->rate > s->max_rate) s->rate = s->max_rate;
+    /* the links' loss, which the code is for, from windows without congestion (the rate answers that) */
+    for (int i = 0; i < s->nrx && !cut; i++) {
+        struct rx *r = &s->rx[i];
+        if (r->window >= 0 && r->reported && !r->done && !r->failed)
+            r->loss = r->seen_loss ? 0.5 * r->loss + 0.5 * r->window : r->window, r->seen_loss = 1;
+    }
     if (n && s->trace_len < (int)sizeof s->trace - 64)
         s->trace_len += snprintf(s->trace + s->trace_len, sizeof s->trace - s->trace_len, "%s[%.3f, %.1f, %.4f, %d]",
                                  s->trace_len ? ", " : "", now() - s->t0, s->rate * 8 / 1e6, losses[n / 2], s->r);
     int k = s->c.k, r;
-    for (r = 0; r < k / 2; r++) {
+    for (r = 0; r < k / 4; r++) {     /* a quarter at most: more would load receivers already losing */
         double none = 1;                 /* P(every receiver loses at most r symbols of k + r + 1) */
         for (int i = 0; i < s->nrx; i++) {
             struct rx *x = &s->rx[i];
@@ -673,6 +708,7 @@ static int sender_main(struct args *a) {
     uint8_t *rep[MAXSYM];
     for (int i = 0; i < MAXSYM; i++) rep[i] = s->repbuf + (size_t)i * PAY;
     uint64_t first_pass_end = 0;
+    s->first_pass = 1;
     for (uint64_t b = 0; b < nb && now() < deadline; b++) {
         if (b % CHECKPOINT == 0 && b) {
             fin(s, b);
@@ -691,6 +727,7 @@ static int sender_main(struct args *a) {
         s->next_sym[b] = k + r;
     }
     first_pass_end = s->datagrams;
+    s->first_pass = 0;
     /* rounds: a checkpoint over everything, the reports of a window, the repairs; until every receiver reported */
     int rounds = 0;
     while (!finished(s) && now() < deadline) {
@@ -970,7 +1007,7 @@ static void on_packet(struct receiver *r, const uint8_t *p, ssize_t n, int unica
         r->round = get32(p + HDR);
         uint64_t upto = get32(p + HDR + 4);
         if (upto > r->seen_upto) r->seen_upto = upto;
-        r->fin_pending = 1;
+        r->fin_pending++;
         /* the counters at the checkpoint, when every block below it is whole or lost: not mid-block */
         r->fin_got = r->got_first;
         r->fin_expected = r->expected_first;
@@ -1044,11 +1081,12 @@ static int receiver_main(struct args *a) {
         /*
          * A checkpoint is answered once the receiver has read everything queued behind it: a receiver running late
          * answers the last checkpoint it read, once, with what the repairs already queued for it have mended, not
-         * every checkpoint with needs the sender has met already.
+         * every checkpoint with needs the sender has met already; but at least every fourth, so that the sender
+         * hears of its overflows.
          */
         if (r->fin_pending) {
             struct pollfd q = {.fd = r->data, .events = POLLIN};
-            if (poll(&q, 1, 0) == 0) {
+            if (r->fin_pending >= 4 || poll(&q, 1, 0) == 0) {
                 r->fin_pending = 0;
                 report(r, r->seen_upto);
             }

@@ -243,12 +243,17 @@ class Lab:
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(0.5)
         t0 = time.monotonic()
-        r = subprocess.run(self.ns(self.source, "udp-sender", "--file", self.file, "--interface", "eth0",
-                                   "--mcast-data-address", addr, "--mcast-rdv-address", addr, "--portbase",
-                                   str(PORT + 10), "--min-receivers", str(len(receivers)), "--max-wait", "20",
-                                   "--nokbd",
-                                   "--max-bitrate", "%dm" % self.a.rate),
-                           capture_output=True, text=True, timeout=600)
+        sender = subprocess.Popen(self.ns(self.source, "udp-sender", "--file", self.file, "--interface", "eth0",
+                                          "--mcast-data-address", addr, "--mcast-rdv-address", addr, "--portbase",
+                                          str(PORT + 10), "--min-receivers", str(len(receivers)), "--max-wait",
+                                          "20", "--nokbd", "--max-bitrate", "%dm" % self.a.rate),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            # udpcast can hang at high loss (a receiver never completes): given up after --give-up seconds
+            code = sender.wait(self.a.give_up)
+        except subprocess.TimeoutExpired:
+            sender.kill()
+            code = "killed after %d s" % self.a.give_up
         for p in rx:
             try:
                 p.wait(30)
@@ -256,7 +261,7 @@ class Lab:
                 p.kill()
         elapsed = time.monotonic() - t0
         self.withdraw(g["id"])
-        return dict(seconds=elapsed, exit=r.returncode)
+        return dict(seconds=elapsed, exit=code)
 
     def run_unicast(self, receivers, outs, t0):
         server = subprocess.Popen(self.ns(self.source, "/usr/bin/python3", "-m", "http.server", str(PORT + 20),
@@ -298,6 +303,7 @@ def main():
     ap.add_argument("--late-after", type=float, default=3.0, help="seconds after the sender the late ones start")
     ap.add_argument("--sender-wait", type=float, default=20, help="the sender's --wait-receivers")
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--give-up", type=int, default=120, help="seconds after which a hung udpcast run is killed")
     ap.add_argument("--results")
     ap.add_argument("--demo-line", action="store_true", help="end with the demo's line for the last run")
     a = ap.parse_args()

@@ -25,14 +25,15 @@ def main():
             n = [r["receivers"] for r in rows]
             axes[0][c].plot(n, [r["seconds"] for r in rows], style, label=label)
             axes[1][c].plot(n, [r["sender_ratio"] for r in rows], style, label=label)
-        axes[0][c].set_title("%d %% loss on %d receivers' links" % (loss, d["lossy"]) if loss else "no loss")
+        lossy = "every receiver's link" if d["lossy"] < 0 else "%d receivers' links" % d["lossy"]
+        axes[0][c].set_title("%d %% loss on %s" % (loss, lossy) if loss else "no loss")
         axes[0][c].set_ylabel("completion, s (last receiver verified)")
         axes[1][c].set_ylabel("sender bytes / file size")
         axes[1][c].set_yscale("log")
         for ax in (axes[0][c], axes[1][c]):
             ax.set_xlabel("receivers")
             ax.set_xscale("log", base=2)
-            ax.set_xticks([2, 8, 16, 32])
+            ax.set_xticks(sorted({r["receivers"] for r in runs}))
             ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
             ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=8)

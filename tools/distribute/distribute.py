@@ -220,9 +220,8 @@ class Receiver:
         self.a = a
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # a receiver descheduled for a few ms must not lose datagrams; not more, so that a queue that grows is
-        # heard of by the sender (the receiver answers checkpoints late) in a fraction of a second
-        rcvbuf(self.sock, 8 << 20)
+        # a receiver descheduled for a few ms must not lose datagrams
+        rcvbuf(self.sock, 32 << 20)
         self.sock.bind(("0.0.0.0", a.port))
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                              socket.inet_aton(a.group) + socket.inet_aton(a.interface or "0.0.0.0"))

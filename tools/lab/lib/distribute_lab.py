@@ -200,6 +200,17 @@ class Lab:
         if sender.returncode:
             print("distribute-lab: mcast4ai-distribute exited %d: %s" % (sender.returncode, err[-400:]),
                   flush=True)
+        # CPU per GB of the object: the sender's data path, and the median receiver's
+        gb = os.path.getsize(self.file) / 1e9
+        rx_cpu = []
+        for h in receivers:
+            try:
+                rx_cpu.append(json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"])))["cpu_seconds"])
+            except (OSError, ValueError, KeyError):
+                pass
+        rx_cpu.sort()
+        cpu = dict(sender_cpu_s_per_gb=round(s["cpu_seconds"] / gb, 2) if "cpu_seconds" in s else None,
+                   receiver_cpu_s_per_gb=round(rx_cpu[len(rx_cpu) // 2] / gb, 2) if rx_cpu else None)
         late_unicast = 0
         for h in late:
             try:
@@ -209,7 +220,7 @@ class Lab:
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), fec=s.get("fec_symbols"),
                     unicast_repairs=s.get("repair_unicast"), rounds=s.get("rounds"),
                     rate_end=s.get("rate_mbit_end"), cuts=s.get("congestion_cuts"), with_setup_s=round(setup, 2),
-                    late=len(late), late_unicast_symbols=late_unicast, trace=s.get("trace"))
+                    late=len(late), late_unicast_symbols=late_unicast, trace=s.get("trace"), **cpu)
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)

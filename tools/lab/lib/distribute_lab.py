@@ -265,11 +265,13 @@ class Lab:
         except subprocess.TimeoutExpired:
             sender.kill()
             code = "killed after %d s" % self.a.give_up
+        end = time.monotonic() + 30                 # the receivers together, not 30 s each
         for p in rx:
             try:
-                p.wait(30)
+                p.wait(max(0.1, end - time.monotonic()))
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait()
         elapsed = time.monotonic() - t0
         self.withdraw(g["id"])
         return dict(seconds=elapsed, exit=code)

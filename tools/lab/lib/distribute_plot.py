@@ -19,7 +19,9 @@ def main():
     fig, axes = plt.subplots(2, len(losses), figsize=(4.2 * len(losses), 7), squeeze=False)
     for c, loss in enumerate(losses):
         for key, label, style in TOOLS:
-            rows = sorted((r for r in runs if r["tool"] == key and r["loss_pct"] == loss), key=lambda r: r["receivers"])
+            # a run that did not deliver to every receiver has no completion time: left out (the table names it)
+            rows = sorted((r for r in runs if r["tool"] == key and r["loss_pct"] == loss
+                           and r["verified"] == r["receivers"]), key=lambda r: r["receivers"])
             if not rows:
                 continue
             n = [r["receivers"] for r in rows]

@@ -21,7 +21,7 @@ the object's SHA-256):
   DONEACK  (sender, unicast)   the DONE was counted
   READY    (receiver, unicast) it has the manifest and listens: the sender starts when every receiver is (or after
            --wait-receivers seconds; a receiver that comes later is repaired like any other)
-  SYM, FIN2, REPORT: the data path's (fast/m4d.c describes them)
+  SYM, FIN2, REPORT: the data path's (fast/m4d.h describes them)
 TCP control port: a line "MANIFEST" answers the manifest as JSON.
 """
 
@@ -41,7 +41,7 @@ import time
 MAGIC = b"M4D1"
 ANNOUNCE, DONE, DONEACK, READY = 1, 5, 6, 8
 HDR = struct.Struct("!4sBBH8s")
-PAYLOAD = 1448                     # symbol payload: full 1,514-byte frames on a 1,500-byte MTU (fixed in fast/m4d.c)
+PAYLOAD = 1448                     # symbol payload: full 1,514-byte frames on a 1,500-byte MTU (fixed in fast/m4d.h)
 BLOCK = 64                         # datagrams per erasure-coded block
 SO_RCVBUFFORCE = 33
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CHECKSUM, EXIT_TIMEOUT = 0, 1, 2, 3, 5
@@ -110,9 +110,11 @@ FAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fast")
 
 
 def data_path():
-    """The compiled data path, built from fast/m4d.c when it is missing or older than its source."""
-    exe, src = os.path.join(FAST, "m4d"), os.path.join(FAST, "m4d.c")
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+    """The compiled data path, built from fast/ when it is missing or older than its sources."""
+    exe = os.path.join(FAST, "m4d")
+    newest = max(os.path.getmtime(os.path.join(FAST, f)) for f in os.listdir(FAST)
+                 if f.endswith((".c", ".h")) or f == "Makefile")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
         r = subprocess.run(["make", "-s", "-C", FAST], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit("mcast4ai-distribute: building fast/m4d failed (it needs gcc, make, libisal-dev and "

@@ -91,7 +91,7 @@ class TransferTest(unittest.TestCase):
                                    "--wait-receivers", str(wait), "--timeout", "60", "--stats", stats],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if late:
-            time.sleep(wait + 0.3)
+            time.sleep(wait + 2.0)          # the stream has passed it by: the sender stopped waiting
             for i in late:
                 receiver(i)
         out, _ = sender.communicate(timeout=90)

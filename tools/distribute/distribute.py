@@ -131,6 +131,26 @@ def files_list(paths_sizes):
     return path
 
 
+def run_data_path(args, m, paths_sizes, socks, deadline):
+    """fast/m4d with these arguments over the object's files and the two sockets (data, control); its counters."""
+    files = files_list(paths_sizes)
+    stats_path = files + ".stats"
+    data, ctl = socks
+    try:
+        cmd = [data_path(), args[0], "--fd-data", str(data.fileno()), "--fd-ctl", str(ctl.fileno()),
+               "--oid", m.oid.hex(), "--files", files, "--size", str(m.size), "--k", str(m.block),
+               "--stats", stats_path, "--timeout", "%.1f" % max(1.0, deadline - time.monotonic())] + args[1:]
+        subprocess.run(cmd, pass_fds=(data.fileno(), ctl.fileno()))
+        with open(stats_path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit("mcast4ai-distribute: the data path failed: %s" % e)
+    finally:
+        for p in (files, stats_path):
+            if os.path.exists(p):
+                os.unlink(p)
+
+
 # ---------------------------------------------------------------- the sender
 
 class Sender:
@@ -191,24 +211,11 @@ class Sender:
             self.data.sendto(self.announce_packet(), (self.group, self.port))
             self.poll(0.1)
         ready = len(self.ready & self.expected)
-        files = files_list([(os.path.join(self.m.root, f["path"]), f["size"]) for f in self.m.files])
-        stats_path = files + ".stats"
-        try:
-            cmd = [data_path(), "send", "--fd-data", str(self.data.fileno()), "--fd-ctl", str(self.ctl.fileno()),
-                   "--group", self.group, "--port", str(self.port), "--oid", self.m.oid.hex(),
-                   "--announce", self.announce_packet().hex(), "--files", files, "--size", str(self.m.size),
-                   "--k", str(self.m.block), "--rate", str(self.a.rate), "--window", str(self.a.nack_window),
-                   "--receivers", ",".join(sorted(self.expected)), "--stats", stats_path,
-                   "--timeout", "%.1f" % max(1.0, deadline - time.monotonic())]
-            subprocess.run(cmd, pass_fds=(self.data.fileno(), self.ctl.fileno()))
-            with open(stats_path) as f:
-                stats = json.load(f)
-        except (OSError, ValueError) as e:
-            raise SystemExit("mcast4ai-distribute: the data path failed: %s" % e)
-        finally:
-            for p in (files, stats_path):
-                if os.path.exists(p):
-                    os.unlink(p)
+        stats = run_data_path(["send", "--group", self.group, "--port", str(self.port),
+                               "--announce", self.announce_packet().hex(), "--rate", str(self.a.rate),
+                               "--window", str(self.a.nack_window), "--receivers", ",".join(sorted(self.expected))],
+                              self.m, [(os.path.join(self.m.root, f["path"]), f["size"]) for f in self.m.files],
+                              (self.data, self.ctl), deadline)
         for who, (status, digest) in stats.pop("done").items():
             (self.done if status == 1 else self.failed)[who] = digest
         stats["ready_at_start"] = ready
@@ -256,24 +263,10 @@ class Receiver:
 
     def receive(self, deadline):
         """The object's bytes, by the data path; True when every file's and the whole's SHA-256 match."""
-        files = files_list(zip(self.paths, (f["size"] for f in self.m.files)))
-        stats_path = files + ".stats"
-        try:
-            cmd = [data_path(), "receive", "--fd-data", str(self.sock.fileno()), "--fd-ctl", str(self.ctl.fileno()),
-                   "--sender", self.sender, "--port", str(self.a.port + 1), "--oid", self.oid.hex(),
-                   "--files", files, "--size", str(self.m.size), "--k", str(self.m.block), "--stats", stats_path,
-                   "--timeout", "%.1f" % max(1.0, deadline - time.monotonic())]
-            if self.a.test_drop:
-                cmd += ["--test-drop-ppm", str(int(self.a.test_drop * 1e6))]
-            subprocess.run(cmd, pass_fds=(self.sock.fileno(), self.ctl.fileno()))
-            with open(stats_path) as f:
-                self.stats = json.load(f)
-        except (OSError, ValueError) as e:
-            raise SystemExit("mcast4ai-distribute: the data path failed: %s" % e)
-        finally:
-            for p in (files, stats_path):
-                if os.path.exists(p):
-                    os.unlink(p)
+        extra = ["--test-drop-ppm", str(int(self.a.test_drop * 1e6))] if self.a.test_drop else []
+        self.stats = run_data_path(["receive", "--sender", self.sender, "--port", str(self.a.port + 1)] + extra,
+                                   self.m, zip(self.paths, (f["size"] for f in self.m.files)), (self.sock, self.ctl),
+                                   deadline)
         if not self.stats.get("complete"):
             return None
         return (self.stats["files"] == [f["sha256"] for f in self.m.files]

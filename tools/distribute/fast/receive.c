@@ -36,16 +36,21 @@ struct receiver {
     uint64_t rnd;
 };
 
+/* the current file's digest is final: keep it, start the next file's */
+static void next_file(struct receiver *r) {
+    unsigned char md[32];
+    unsigned int l;
+    EVP_DigestFinal_ex(r->file, md, &l);
+    hexstr(md, 32, r->file_digest[r->hfile]);
+    r->hfile++;
+    EVP_DigestInit_ex(r->file, EVP_sha256(), NULL);
+}
+
 static void hash_bytes(struct receiver *r, const uint8_t *p, uint64_t len, uint64_t pos) {
     while (len > 0 && r->hfile < r->o.n) {
         uint64_t end = r->o.off[r->hfile] + r->o.size[r->hfile];
         if (pos >= end) {
-            unsigned char md[32];
-            unsigned int l;
-            EVP_DigestFinal_ex(r->file, md, &l);
-            hexstr(md, 32, r->file_digest[r->hfile]);
-            r->hfile++;
-            EVP_DigestInit_ex(r->file, EVP_sha256(), NULL);
+            next_file(r);
             continue;
         }
         uint64_t n = end - pos < len ? end - pos : len;
@@ -59,14 +64,7 @@ static void hash_bytes(struct receiver *r, const uint8_t *p, uint64_t len, uint6
 
 /* every byte hashed: the last file's digest, and those of empty files after it */
 static void hash_finish(struct receiver *r) {
-    while (r->hfile < r->o.n) {
-        unsigned char md[32];
-        unsigned int l;
-        EVP_DigestFinal_ex(r->file, md, &l);
-        hexstr(md, 32, r->file_digest[r->hfile]);
-        r->hfile++;
-        EVP_DigestInit_ex(r->file, EVP_sha256(), NULL);
-    }
+    while (r->hfile < r->o.n) next_file(r);
 }
 
 static void hash_ready(struct receiver *r, uint64_t b, const uint8_t *mem) {

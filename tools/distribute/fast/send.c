@@ -346,7 +346,7 @@ static void adapt(struct sender *s) {
         }
         s->silent = 0;
     } else if (congestion == 0 && s->first_pass && s->active && ++s->silent >= 4) {
-        /* receivers too far behind to answer: sending on blind would only deepen their queues */
+        /* no receiver answered 4 checkpoints: all too far behind; sending on blind would only deepen their queues */
         s->rate *= 0.8;
         s->silent = 0;
         s->congestion_cuts++;

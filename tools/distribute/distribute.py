@@ -264,6 +264,7 @@ class Receiver:
     def receive(self, deadline):
         """The object's bytes, by the data path; True when every file's and the whole's SHA-256 match."""
         extra = ["--test-drop-ppm", str(int(self.a.test_drop * 1e6))] if self.a.test_drop else []
+        extra += ["--linger", "%g" % self.a.serve_peers]
         self.stats = run_data_path(["receive", "--sender", self.sender, "--port", str(self.a.port + 1)] + extra,
                                    self.m, zip(self.paths, (f["size"] for f in self.m.files)), (self.sock, self.ctl),
                                    deadline)
@@ -356,6 +357,9 @@ def main():
     r.add_argument("--group", required=True)
     r.add_argument("--object", help="only this object (a prefix of its SHA-256)")
     r.add_argument("--timeout", type=float, default=600)
+    r.add_argument("--serve-peers", type=float, default=10, metavar="SECONDS",
+                   help="after its copy is verified, serve repairs to slower receivers for at most this long; it "
+                        "stops when the sender ends the transfer or falls silent for 2 s (0: never)")
     r.add_argument("--test-drop", type=float, default=0, help=argparse.SUPPRESS)   # drop this share (tests)
     for p in (s, r):
         p.add_argument("--port", type=int, default=48400, help="data port (the next two: control)")

@@ -68,7 +68,7 @@ class TransferTest(unittest.TestCase):
             subprocess.run(["ip", "netns", "del", "m4dt-h%d" % i], capture_output=True)
         subprocess.run(["ip", "netns", "del", "m4dt-br"], capture_output=True)
 
-    def transfer(self, drop=(0, 0, 0, 0), late=(), wait=10, rate=200, port=48400):
+    def transfer(self, drop=(0, 0, 0, 0), late=(), wait=10, rate=200, port=48400, serve=None):
         procs, outs = {}, {}
 
         def receiver(i):
@@ -79,6 +79,8 @@ class TransferTest(unittest.TestCase):
                    GROUP, "--interface", ip(i), "--port", str(port), "--timeout", "60", "--stats", out + ".json"]
             if drop[i - 1]:
                 cmd += ["--test-drop", str(drop[i - 1])]
+            if serve is not None:
+                cmd += ["--serve-peers", str(serve)]
             procs[i] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
         for i in range(1, HOSTS):
@@ -137,10 +139,29 @@ class TransferTest(unittest.TestCase):
         self.assertGreater(rx[1]["unicast_symbols"], 0)
         self.assertGreater(tx["repair_unicast"], 0)
 
-    def test_a_receiver_that_starts_late_gets_the_rest(self):
+    def test_a_receiver_that_starts_late_gets_the_rest_from_its_peers(self):
         tx, rx = self.transfer(late=(4,), wait=1, port=48430)
         self.assertEqual(4, tx["verified"])
+        self.assertGreater(rx[4]["peer_symbols"], 0, "what passed it by, from receivers that have it")
+        self.assertEqual(tx["repair_peer"], rx[4]["peer_symbols"], "every symbol a peer was asked for arrived")
+        # the sender pays control datagrams for it, not the symbols
+        self.assertLess(tx["repair_unicast"], 0.1 * rx[4]["peer_symbols"])
+        self.assertLess(tx["bytes"] / self.size(), 1.2)
+
+    def test_without_peers_the_sender_serves_the_late_receiver(self):
+        tx, rx = self.transfer(late=(4,), wait=1, port=48440, serve=0)
+        self.assertEqual(4, tx["verified"])
+        self.assertEqual(0, tx["repair_peer"])
+        self.assertEqual(0, rx[4]["peer_symbols"])
         self.assertGreater(rx[4]["unicast_symbols"], 0, "what passed it by, to it alone")
+
+    def test_peers_that_left_are_replaced_by_the_sender(self):
+        # peers that say they serve but leave at once: what they were asked for never comes, the sender sends it
+        tx, rx = self.transfer(late=(4,), wait=1, port=48450, serve=0.01)
+        self.assertEqual(4, tx["verified"])
+        self.assertGreater(tx["repair_peer"], 0)
+        self.assertEqual(0, rx[4]["peer_symbols"])
+        self.assertGreater(tx["repair_unicast"], 0)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+int64_t now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
 double cpu_seconds(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
@@ -137,6 +143,7 @@ static void parse(int argc, char **argv, struct args *a) {
         else if (!strcmp(k, "--rate")) a->rate = atof(v);
         else if (!strcmp(k, "--timeout")) a->timeout = atof(v);
         else if (!strcmp(k, "--window")) a->window = atof(v);
+        else if (!strcmp(k, "--linger")) a->linger = atof(v);
         else if (!strcmp(k, "--receivers")) a->receivers = v;
         else if (!strcmp(k, "--stats")) a->stats = v;
         else if (!strcmp(k, "--test-drop-ppm")) a->test_drop_ppm = atol(v);

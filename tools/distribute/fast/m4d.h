@@ -9,15 +9,24 @@
  * following the loss the receivers report (r = 0 on a clean fabric); every 8 blocks it sends a checkpoint (FIN2);
  * every receiver answers with a REPORT: its counters and, per block below the checkpoint it cannot rebuild yet, how
  * many more symbols it needs. The sender repairs each block once for all: fresh repair symbols by multicast, as many
- * as the neediest receiver lacks, or to the one receiver that lacks any by unicast (what costs the sender less).
+ * as the neediest receiver lacks, or to the one receiver that lacks any by unicast (what costs the sender less) —
+ * from a receiver that has its copy already when there is one (it serves its peers for a while after completing).
  * Receivers batch their reads (recvmmsg), write whole blocks, and hash the object as it completes, so that they
  * report the SHA-256s without reading it back.
  *
  * Wire (UDP, big endian), after the common 16-byte header (magic "M4D1", type, flags, 2 reserved, object id):
- *   SYM    (9, multicast or unicast) block u32, symbol u8, k u8, first-pass symbols of the block u8, 0 u8, 1,448 bytes
- *   FIN2  (10, multicast)            round u32, upto u32 (blocks below had their first pass), blocks u32
+ *   SYM    (9, multicast or unicast) block u32, symbol u8, k u8, first-pass symbols of the block u8, flags u8 (1: sent
+ *                                    by a peer), 1,448 bytes
+ *   FIN2  (10, multicast)            round u32, upto u32 (blocks below had their first pass), blocks u32,
+ *                                    sender's clock u64 (microseconds)
  *   REPORT(11, unicast)              round u32, first-pass symbols got u64, expected u64, socket overflows u32,
- *                                    ECN CE u32, count u16, count x (block u32, symbols needed u16); flags 1: complete
+ *                                    ECN CE u32, one-way delay of the checkpoint i64 (microseconds: the receiver's
+ *                                    clock when it read it less the sender's in it), count u16,
+ *                                    count x (block u32, symbols needed u16); flags 1: complete
+ *   SERVE (12, unicast to a complete receiver's data port) round u32, straggler's address 4 bytes and port 2 bytes
+ *                                    (network order), rate kbit/s u32, count u16, count x (block u32, first repair
+ *                                    symbol u8, symbols u8): send these symbols to the straggler (peer.c)
+ *   END   (13, multicast)            the transfer is over: receivers serving peers exit
  *   DONE   (5) / DONEACK (6) / READY (8) / ANNOUNCE (1): as distribute.py describes.
  *
  * Rate: a token bucket at most --rate Mbit/s. Overflows of the receivers' sockets and ECN CE marks are congestion
@@ -54,9 +63,16 @@
 #define BATCH 64
 #define MAXRX 4096
 #define REPORT_MAX 200          /* needs per REPORT datagram */
+#define REPORT_FIXED 38       /* REPORT body before the needs */
 #define REPORT_PKTS 4           /* REPORT datagrams per checkpoint */
 #define SLOTS 1024              /* blocks a receiver rebuilds at once */
-enum { ANNOUNCE = 1, DONE = 5, DONEACK = 6, READY = 8, SYM = 9, FIN2 = 10, REPORT = 11 };
+#define SERVE_FIXED 16          /* SERVE body before the blocks */
+#define SERVE_CHUNK 32          /* blocks per SERVE datagram: a straggler's many blocks spread over peers */
+#define SYM_FROM_PEER 1
+#define PEER_TRIES 2            /* peers asked for a block at most this often; then the sender sends it */
+#define PEER_SILENCE 2.0        /* seconds without a word from the sender after which a serving peer exits */
+enum { ANNOUNCE = 1, DONE = 5, DONEACK = 6, READY = 8, SYM = 9, FIN2 = 10, REPORT = 11, SERVE = 12, END = 13 };
+enum { REPORT_COMPLETE = 1, REPORT_SERVING = 2 };
 
 
 struct object {
@@ -75,7 +91,7 @@ struct common {
 struct args {
     const char *mode, *group, *sender, *oid, *announce, *files, *receivers, *stats;
     int fd_data, fd_ctl, port, k;
-    double rate, timeout, window;
+    double rate, timeout, window, linger;
     uint64_t size;
     long test_drop_ppm;
 };
@@ -90,6 +106,7 @@ static inline uint64_t get64(const uint8_t *p) { return ((uint64_t)get32(p) << 3
 /* m4d.c: the common parts */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 double now(void);
+int64_t now_us(void);
 double cpu_seconds(void);
 int unhex(const char *s, uint8_t *out, size_t max);
 void hexstr(const uint8_t *d, int n, char *out);
@@ -109,5 +126,6 @@ int selftest(int blocks);
 /* send.c, receive.c */
 int sender_main(struct args *a);
 int receiver_main(struct args *a);
+void serve_peers(struct common *c, struct object *o, int sock, uint32_t sender, double linger);
 
 #endif

@@ -26,13 +26,14 @@ struct receiver {
     char (*file_digest)[65];
     uint8_t *scratch;
     /* counters */
-    uint64_t symbols, duplicates, unicast, decoded, got_first, expected_first, reports, no_slot, test_dropped;
+    uint64_t symbols, duplicates, unicast, from_peers, decoded, got_first, expected_first, reports, no_slot, test_dropped;
     uint32_t ovfl, ce;
     uint32_t round;
     uint64_t low;                  /* every block below it is done */
     uint64_t seen_upto;            /* blocks below it were announced by a checkpoint */
     int fin_pending;               /* a checkpoint to answer once the queue is drained */
     uint64_t fin_got, fin_expected;
+    int64_t fin_delay;             /* the last checkpoint's one-way delay (clocks' offset included) */
     uint64_t rnd;
 };
 
@@ -132,6 +133,7 @@ static void on_sym(struct receiver *r, const uint8_t *p, ssize_t n, int unicast)
     }
     r->symbols++;
     if (unicast) r->unicast++;
+    if (p[HDR + 7] & SYM_FROM_PEER) r->from_peers++;
     if (sym < first) r->got_first++;
     if (r->done[b]) {
         r->duplicates++;
@@ -168,7 +170,7 @@ static void report(struct receiver *r, uint64_t upto) {
         if (m < 0) break;
         if (ours(q, m, r->c.oid) && q[4] == SYM) on_sym(r, q, m, 1);
     }
-    uint8_t p[HDR + 30 + 6 * REPORT_MAX];
+    uint8_t p[HDR + REPORT_FIXED + 6 * REPORT_MAX];
     int complete = r->ndone == r->c.nblocks;
     while (r->low < r->c.nblocks && r->done[r->low]) r->low++;
     uint64_t b = r->low;
@@ -178,18 +180,19 @@ static void report(struct receiver *r, uint64_t upto) {
             if (r->done[b]) continue;
             struct block *s = find_block(r, b, 0, 0);
             int need = s ? s->k - s->have_data - s->have_rep : block_k(&r->c, b);
-            put32(p + HDR + 30 + 6 * count, (uint32_t)b);
-            put16(p + HDR + 34 + 6 * count, need);
+            put32(p + HDR + REPORT_FIXED + 6 * count, (uint32_t)b);
+            put16(p + HDR + REPORT_FIXED + 4 + 6 * count, need);
             count++;
         }
-        header(p, REPORT, complete ? 1 : 0, r->c.oid);
+        header(p, REPORT, complete ? REPORT_COMPLETE | (r->a->linger > 0 ? REPORT_SERVING : 0) : 0, r->c.oid);
         put32(p + HDR, r->round);
         put64(p + HDR + 4, complete ? r->got_first : r->fin_got);
         put64(p + HDR + 12, complete ? r->expected_first : r->fin_expected);
         put32(p + HDR + 20, r->ovfl);
         put32(p + HDR + 24, r->ce);
-        put16(p + HDR + 28, count);
-        sendto(r->ctl, p, HDR + 30 + 6 * count, 0, (struct sockaddr *)&r->sender, sizeof r->sender);
+        put64(p + HDR + 28, (uint64_t)r->fin_delay);
+        put16(p + HDR + 36, count);
+        sendto(r->ctl, p, HDR + REPORT_FIXED + 6 * count, 0, (struct sockaddr *)&r->sender, sizeof r->sender);
         r->reports++;
         if (count < REPORT_MAX) break;
     }
@@ -199,7 +202,9 @@ static void on_packet(struct receiver *r, const uint8_t *p, ssize_t n, int unica
     if (!ours(p, n, r->c.oid)) return;
     if (p[4] == SYM) {
         on_sym(r, p, n, unicast);
-    } else if (p[4] == FIN2 && n >= HDR + 12) {
+    } else if (p[4] == FIN2 && n >= HDR + 20) {
+        /* read now: the delay includes this socket's queue, the first to grow when this receiver falls behind */
+        r->fin_delay = now_us() - (int64_t)get64(p + HDR + 12);
         r->round = get32(p + HDR);
         uint64_t upto = get32(p + HDR + 4);
         if (upto > r->seen_upto) r->seen_upto = upto;
@@ -303,16 +308,35 @@ int receiver_main(struct args *a) {
             hexstr(md, 32, whole);
         }
         fprintf(f, "{\"complete\": %s, \"seconds\": %.3f, \"cpu_seconds\": %.3f, \"symbols\": %llu, \"duplicates\": %llu, "
-                   "\"unicast_symbols\": %llu, \"decoded_blocks\": %llu, \"reports\": %llu, \"socket_overflows\": %u, "
+                   "\"unicast_symbols\": %llu, \"peer_symbols\": %llu, \"decoded_blocks\": %llu, \"reports\": %llu, \"socket_overflows\": %u, "
                    "\"ecn_ce\": %u, \"first_pass_loss\": %.5f, \"no_slot\": %llu, \"test_dropped\": %llu, "
                    "\"sha256\": \"%s\", \"files\": [",
                 complete ? "true" : "false", secs, cpu_seconds(), (unsigned long long)r->symbols, (unsigned long long)r->duplicates,
-                (unsigned long long)r->unicast, (unsigned long long)r->decoded, (unsigned long long)r->reports, r->ovfl,
+                (unsigned long long)r->unicast, (unsigned long long)r->from_peers, (unsigned long long)r->decoded, (unsigned long long)r->reports, r->ovfl,
                 r->ce, r->expected_first ? 1.0 - (double)r->got_first / r->expected_first : 0.0,
                 (unsigned long long)r->no_slot, (unsigned long long)r->test_dropped, whole);
         for (int i = 0; i < r->o.n; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", complete ? r->file_digest[i] : "");
         fprintf(f, "]}\n");
         fclose(f);
+    }
+    if (complete && a->linger > 0) {
+        /*
+         * Serve peers for a while: the copy is whole and reported, so the caller may go on (it waits for this
+         * process, not for the one that serves); the server keeps the data socket only, and no terminal.
+         */
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) {
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+            }
+            close(r->ctl);
+            serve_peers(&r->c, &r->o, r->data, r->sender.sin_addr.s_addr, a->linger);
+            _exit(0);
+        }
     }
     return complete ? 0 : 5;
 }

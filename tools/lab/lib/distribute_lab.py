@@ -211,16 +211,18 @@ class Lab:
         rx_cpu.sort()
         cpu = dict(sender_cpu_s_per_gb=round(s["cpu_seconds"] / gb, 2) if "cpu_seconds" in s else None,
                    receiver_cpu_s_per_gb=round(rx_cpu[len(rx_cpu) // 2] / gb, 2) if rx_cpu else None)
-        late_unicast = 0
+        late_unicast = late_peer = 0
         for h in late:
             try:
-                late_unicast += json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"]))).get("unicast_symbols", 0)
+                st = json.load(open(os.path.join(WORK, "rx-%s.json" % h["name"])))
+                late_unicast += st.get("unicast_symbols", 0)
+                late_peer += st.get("peer_symbols", 0)
             except (OSError, ValueError):
                 pass
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), fec=s.get("fec_symbols"),
-                    unicast_repairs=s.get("repair_unicast"), rounds=s.get("rounds"),
+                    unicast_repairs=s.get("repair_unicast"), peer_repairs=s.get("repair_peer"), rounds=s.get("rounds"),
                     rate_end=s.get("rate_mbit_end"), cuts=s.get("congestion_cuts"), with_setup_s=round(setup, 2),
-                    late=len(late), late_unicast_symbols=late_unicast, trace=s.get("trace"), **cpu)
+                    late=len(late), late_unicast_symbols=late_unicast, late_peer_symbols=late_peer, trace=s.get("trace"), **cpu)
 
     def run_uftp(self, receivers, outs, t0):
         g = self.group("uftp-%d" % int(time.time() * 1000), receivers)

@@ -220,7 +220,8 @@ class Lab:
             except (OSError, ValueError):
                 pass
         return dict(seconds=elapsed, repairs=s.get("repair_datagrams"), fec=s.get("fec_symbols"),
-                    unicast_repairs=s.get("repair_unicast"), peer_repairs=s.get("repair_peer"), rounds=s.get("rounds"),
+                    unicast_repairs=s.get("repair_unicast"), peer_repairs=s.get("repair_peer"),
+                    serve_requests=s.get("serve_requests"), rounds=s.get("rounds"),
                     rate_end=s.get("rate_mbit_end"), cuts=s.get("congestion_cuts"), with_setup_s=round(setup, 2),
                     late=len(late), late_unicast_symbols=late_unicast, late_peer_symbols=late_peer, trace=s.get("trace"), **cpu)
 

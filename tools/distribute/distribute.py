@@ -41,7 +41,7 @@ import time
 MAGIC = b"M4D1"
 ANNOUNCE, DONE, DONEACK, READY = 1, 5, 6, 8
 HDR = struct.Struct("!4sBBH8s")
-PAYLOAD = 1448                     # symbol payload: full 1,514-byte frames on a 1,500-byte MTU (fixed in fast/m4d.h)
+PAYLOAD = 1460                     # symbol payload: full 1,514-byte frames on a 1,500-byte MTU (fixed in fast/m4d.h)
 BLOCK = 64                         # datagrams per erasure-coded block
 SO_RCVBUFFORCE = 33
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CHECKSUM, EXIT_TIMEOUT = 0, 1, 2, 3, 5

@@ -15,15 +15,17 @@ class ManifestTest(unittest.TestCase):
     def test_a_directory_is_its_files_in_order_and_payloads_cross_file_boundaries(self):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "shards"))
-            data = {"a.bin": os.urandom(3000), "shards/b.bin": os.urandom(1), "shards/c.bin": os.urandom(2801)}
+            p = distribute.PAYLOAD
+            # the second file sits inside the third datagram, the third ends one byte into the fifth
+            data = {"a.bin": os.urandom(2 * p + 104), "shards/b.bin": os.urandom(1), "shards/c.bin": os.urandom(2 * p + 1)}
             for name, b in data.items():
                 with open(os.path.join(d, name), "wb") as f:
                     f.write(b)
             m = distribute.Manifest.of(d)
             self.assertEqual(["a.bin", "shards/b.bin", "shards/c.bin"], [f["path"] for f in m.files])
-            self.assertEqual(5802, m.size)
+            self.assertEqual(4 * p + 106, m.size)
             self.assertEqual(5, m.total)
-            self.assertEqual([0, 3000, 3001], [f["offset"] for f in m.files])
+            self.assertEqual([0, 2 * p + 104, 2 * p + 105], [f["offset"] for f in m.files])
             joined = data["a.bin"] + data["shards/b.bin"] + data["shards/c.bin"]
             self.assertEqual(m.sha256, distribute.hashlib.sha256(joined).hexdigest())
             back = distribute.Manifest.from_json(m.to_json())

@@ -117,6 +117,27 @@ int ours(const uint8_t *p, ssize_t n, const uint8_t *oid) {
     return n >= HDR && memcmp(p, "M4D1", 4) == 0 && memcmp(p + 8, oid, 8) == 0;
 }
 
+void sym_header(uint8_t *p, const uint8_t *oid, uint64_t b, int sym, int k, int first, int from_peer) {
+    p[0] = SYM_TAG | (from_peer ? SYM_FROM_PEER : 0);
+    p[1] = sym;
+    p[2] = k;
+    p[3] = first;
+    memcpy(p + 4, oid, 4);
+    put32(p + 8, (uint32_t)b);
+}
+
+/* 1: a whole symbol of this object, its fields in s */
+int sym_parse(const uint8_t *p, ssize_t n, const uint8_t *oid, struct sym *s) {
+    if (n != PKT || (p[0] & ~SYM_FROM_PEER) != SYM_TAG || memcmp(p + 4, oid, 4) != 0) return 0;
+    s->from_peer = p[0] & SYM_FROM_PEER;
+    s->sym = p[1];
+    s->k = p[2];
+    s->first = p[3];
+    s->b = get32(p + 8);
+    s->payload = p + SYMHDR;
+    return 1;
+}
+
 /* ------------------------------------------------------------------ arguments */
 
 static void parse(int argc, char **argv, struct args *a) {

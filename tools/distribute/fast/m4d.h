@@ -3,10 +3,10 @@
  * TCP, READY) and hands this program its sockets; this program moves the object's bytes and exits when every
  * receiver has its copy (the sender: when every receiver reported DONE).
  *
- * The object is cut into blocks of k datagrams of 1,448 bytes (the last block shorter). Each block is a systematic
+ * The object is cut into blocks of k datagrams of 1,460 bytes (the last block shorter). Each block is a systematic
  * Reed-Solomon code over GF(2^8) (ISA-L, a Cauchy matrix: any k of the block's up to 255 symbols rebuild it):
  * symbols 0..k-1 are the data, k.. repair symbols. The sender sends each block's data and r repair symbols, r
- * following the loss the receivers report (r = 0 on a clean fabric); every 8 blocks it sends a checkpoint (FIN2);
+ * following the loss the receivers report (r = 0 on a clean fabric); every 4 blocks it sends a checkpoint (FIN2);
  * every receiver answers with a REPORT: its counters and, per block below the checkpoint it cannot rebuild yet, how
  * many more symbols it needs. The sender repairs each block once for all: fresh repair symbols by multicast, as many
  * as the neediest receiver lacks, or to the one receiver that lacks any by unicast (what costs the sender less) —
@@ -14,9 +14,11 @@
  * Receivers batch their reads (recvmmsg), write whole blocks, and hash the object as it completes, so that they
  * report the SHA-256s without reading it back.
  *
- * Wire (UDP, big endian), after the common 16-byte header (magic "M4D1", type, flags, 2 reserved, object id):
- *   SYM    (9, multicast or unicast) block u32, symbol u8, k u8, first-pass symbols of the block u8, flags u8 (1: sent
- *                                    by a peer), 1,448 bytes
+ * Wire (UDP, big endian). A symbol has a header of its own, 12 bytes, so that a 1,500-byte packet carries 1,460
+ * bytes of the object (a 1,514-byte frame: 3.7 % of headers):
+ *   SYM    (multicast or unicast)    tag u8 (0xD8; 0xD9 sent by a peer), symbol u8, k u8, first-pass symbols of the
+ *                                    block u8, the object id's first 4 bytes, block u32, 1,460 bytes
+ * Every other message starts with the common 16-byte header (magic "M4D1", type, flags, 2 reserved, object id):
  *   FIN2  (10, multicast)            round u32, upto u32 (blocks below had their first pass), blocks u32,
  *                                    sender's clock u64 (microseconds)
  *   REPORT(11, unicast)              round u32, first-pass symbols got u64, expected u64, socket overflows u32,
@@ -54,12 +56,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAY 1448
+#define PAY 1460
 #define HDR 16
-#define SYMHDR 8
-#define PKT (HDR + SYMHDR + PAY)
+#define SYMHDR 12
+#define PKT (SYMHDR + PAY)
+#define SYM_TAG 0xD8            /* a symbol's first byte; | SYM_FROM_PEER when a peer sent it */
 #define MAXSYM 255
-#define CHECKPOINT 8            /* blocks between checkpoints */
+#define CHECKPOINT 4            /* blocks between checkpoints: a window */
+#define ANSWER_EVERY (32 / CHECKPOINT)   /* a receiver behind its queue answers at least every this many checkpoints */
 #define BATCH 64
 #define MAXRX 4096
 #define REPORT_MAX 200          /* needs per REPORT datagram */
@@ -71,7 +75,7 @@
 #define SYM_FROM_PEER 1
 #define PEER_TRIES 2            /* peers asked for a block at most this often; then the sender sends it */
 #define PEER_SILENCE 2.0        /* seconds without a word from the sender after which a serving peer exits */
-enum { ANNOUNCE = 1, DONE = 5, DONEACK = 6, READY = 8, SYM = 9, FIN2 = 10, REPORT = 11, SERVE = 12, END = 13 };
+enum { ANNOUNCE = 1, DONE = 5, DONEACK = 6, READY = 8, FIN2 = 10, REPORT = 11, SERVE = 12, END = 13 };
 enum { REPORT_COMPLETE = 1, REPORT_SERVING = 2 };
 
 
@@ -115,6 +119,13 @@ void object_io(struct object *o, uint64_t pos, uint8_t *buf, uint64_t len, int w
 int block_k(struct common *c, uint64_t b);
 void header(uint8_t *p, int type, int flags, const uint8_t *oid);
 int ours(const uint8_t *p, ssize_t n, const uint8_t *oid);
+struct sym {
+    uint64_t b;
+    int sym, k, first, from_peer;
+    const uint8_t *payload;
+};
+void sym_header(uint8_t *p, const uint8_t *oid, uint64_t b, int sym, int k, int first, int from_peer);
+int sym_parse(const uint8_t *p, ssize_t n, const uint8_t *oid, struct sym *s);
 void common_init(struct common *c, struct object *o, struct args *a, int flags);
 
 /* code.c: the Reed-Solomon code */

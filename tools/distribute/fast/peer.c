@@ -62,13 +62,8 @@ static void serve(struct peer *p, const uint8_t *q, ssize_t n) {
         for (int j = 0; j < m; j++) out[j] = p->repbuf + (size_t)j * PAY;
         encode(k, data, first, m, out);
         for (int j = 0; j < m; j++) {
-            header(pkt, SYM, 0, p->c->oid);
-            put32(pkt + HDR, (uint32_t)blk);
-            pkt[HDR + 4] = first + j;
-            pkt[HDR + 5] = k;
-            pkt[HDR + 6] = 0;
-            pkt[HDR + 7] = SYM_FROM_PEER;
-            memcpy(pkt + HDR + SYMHDR, out[j], PAY);
+            sym_header(pkt, p->c->oid, blk, first + j, k, 0, 1);
+            memcpy(pkt + SYMHDR, out[j], PAY);
             pace(p, PKT + 28);
             while (sendto(p->sock, pkt, PKT, 0, (struct sockaddr *)&to, sizeof to) < 0 &&
                    (errno == ENOBUFS || errno == EAGAIN || errno == EINTR))

@@ -119,10 +119,9 @@ static void complete_block(struct receiver *r, struct block *s) {
     s->b = -1;
 }
 
-static void on_sym(struct receiver *r, const uint8_t *p, ssize_t n, int unicast) {
-    if (n < PKT) return;
-    uint64_t b = get32(p + HDR);
-    int sym = p[HDR + 4], k = p[HDR + 5], first = p[HDR + 6];
+static void on_sym(struct receiver *r, const struct sym *y, int unicast) {
+    uint64_t b = y->b;
+    int sym = y->sym, k = y->k, first = y->first;
     if (b >= r->c.nblocks || k != block_k(&r->c, b) || sym >= MAXSYM) return;   /* 255 is no row of the code */
     if (r->a->test_drop_ppm) {
         r->rnd = r->rnd * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -133,7 +132,7 @@ static void on_sym(struct receiver *r, const uint8_t *p, ssize_t n, int unicast)
     }
     r->symbols++;
     if (unicast) r->unicast++;
-    if (p[HDR + 7] & SYM_FROM_PEER) r->from_peers++;
+    if (y->from_peer) r->from_peers++;
     if (sym < first) r->got_first++;
     if (r->done[b]) {
         r->duplicates++;
@@ -151,12 +150,12 @@ static void on_sym(struct receiver *r, const uint8_t *p, ssize_t n, int unicast)
     }
     s->bits[sym / 8] |= 1 << (sym % 8);
     if (sym < k) {
-        memcpy(s->data + (size_t)sym * PAY, p + HDR + SYMHDR, PAY);
+        memcpy(s->data + (size_t)sym * PAY, y->payload, PAY);
         s->have_data++;
     } else {
         if (s->have_data + s->have_rep >= k) return;
         s->rep_idx[s->have_rep] = sym;
-        memcpy(s->rep + (size_t)s->have_rep * PAY, p + HDR + SYMHDR, PAY);
+        memcpy(s->rep + (size_t)s->have_rep * PAY, y->payload, PAY);
         s->have_rep++;
     }
     if (s->have_data + s->have_rep >= k) complete_block(r, s);
@@ -168,7 +167,8 @@ static void report(struct receiver *r, uint64_t upto) {
     for (;;) {
         ssize_t m = recv(r->ctl, q, sizeof q, MSG_DONTWAIT);
         if (m < 0) break;
-        if (ours(q, m, r->c.oid) && q[4] == SYM) on_sym(r, q, m, 1);
+        struct sym y;
+        if (sym_parse(q, m, r->c.oid, &y)) on_sym(r, &y, 1);
     }
     uint8_t p[HDR + REPORT_FIXED + 6 * REPORT_MAX];
     int complete = r->ndone == r->c.nblocks;
@@ -199,10 +199,10 @@ static void report(struct receiver *r, uint64_t upto) {
 }
 
 static void on_packet(struct receiver *r, const uint8_t *p, ssize_t n, int unicast) {
-    if (!ours(p, n, r->c.oid)) return;
-    if (p[4] == SYM) {
-        on_sym(r, p, n, unicast);
-    } else if (p[4] == FIN2 && n >= HDR + 20) {
+    struct sym y;
+    if (sym_parse(p, n, r->c.oid, &y)) {
+        on_sym(r, &y, unicast);
+    } else if (ours(p, n, r->c.oid) && p[4] == FIN2 && n >= HDR + 20) {
         /* read now: the delay includes this socket's queue, the first to grow when this receiver falls behind */
         r->fin_delay = now_us() - (int64_t)get64(p + HDR + 12);
         r->round = get32(p + HDR);
@@ -279,12 +279,12 @@ int receiver_main(struct args *a) {
         /*
          * A checkpoint is answered once the receiver has read everything queued behind it: a receiver running late
          * answers the last checkpoint it read, once, with what the repairs already queued for it have mended, not
-         * every checkpoint with needs the sender has met already; but at least every fourth, so that the sender
+         * every checkpoint with needs the sender has met already; but at least every ANSWER_EVERY-th (32 blocks), so that the sender
          * hears of its overflows.
          */
         if (r->fin_pending) {
             struct pollfd q = {.fd = r->data, .events = POLLIN};
-            if (r->fin_pending >= 4 || poll(&q, 1, 0) == 0) {
+            if (r->fin_pending >= ANSWER_EVERY || poll(&q, 1, 0) == 0) {
                 r->fin_pending = 0;
                 report(r, r->seen_upto);
             }

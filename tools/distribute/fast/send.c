@@ -21,6 +21,8 @@ struct rx {
     double queued;                 /* seconds its last checkpoint spent in queues, over the lowest */
 };
 
+#define FLOOR_WINDOWS (64 / CHECKPOINT)   /* the loss floor: the lowest median loss of the last 64 blocks' windows */
+
 struct sender {
     struct args *a;
     struct common c;
@@ -45,7 +47,8 @@ struct sender {
     /* pacing */
     double rate, max_rate, tokens, last;
     int slow_start, silent, first_pass, active;
-    double floor_hist[8];
+    double grow_start, grow;       /* the rate's growth a window: x1.5 and +5 % per 8 blocks */
+    double floor_hist[FLOOR_WINDOWS];
     int nfloor;
     int r, r_max;                  /* repair symbols per block on the first pass: now, at most */
     double t0;
@@ -162,13 +165,8 @@ static uint8_t **read_block(struct sender *s, uint64_t b, int k) {
 
 static void emit(struct sender *s, uint32_t to, uint64_t b, int sym, int k, int first_pass, const uint8_t *payload) {
     uint8_t *p = slot(s, to, PKT);
-    header(p, SYM, 0, s->c.oid);
-    put32(p + HDR, (uint32_t)b);
-    p[HDR + 4] = sym;
-    p[HDR + 5] = k;
-    p[HDR + 6] = first_pass;
-    p[HDR + 7] = 0;
-    memcpy(p + HDR + SYMHDR, payload, PAY);
+    sym_header(p, s->c.oid, b, sym, k, first_pass, 0);
+    memcpy(p + SYMHDR, payload, PAY);
 }
 
 /* n fresh repair symbols of block b, to the group (to = 0) or one receiver */
@@ -398,8 +396,15 @@ static double binom_cdf(int n, double p, int x) {   /* P(Bin(n, p) <= x) */
  */
 /* up by half a window until the first congestion, then by 5 % a window */
 static void grow(struct sender *s) {
-    s->rate *= s->slow_start ? 1.5 : 1.05;
+    s->rate *= s->slow_start ? s->grow_start : s->grow;
 }
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_doubles(double *v, int n) { qsort(v, n, sizeof *v, by_value); }
 
 static void adapt(struct sender *s) {
     double losses[MAXRX];
@@ -432,29 +437,19 @@ static void adapt(struct sender *s) {
         if (r->delay_seen && r->reported && !r->done && !r->failed && !r->complete) queued[nq++] = r->queued;
     }
     if (nq) {
-        for (int i = 1; i < nq; i++)
-            for (int j = i; j > 0 && queued[j] < queued[j - 1]; j--) {
-                double t = queued[j];
-                queued[j] = queued[j - 1];
-                queued[j - 1] = t;
-            }
+        sort_doubles(queued, nq);
         qmed = queued[nq / 2];
         qmax = queued[nq - 1];
     }
     int cut = 0;
     if (n) {
         /* the median receiver's loss; its floor over the last windows is the links' own, not congestion */
-        for (int i = 1; i < n; i++)
-            for (int j = i; j > 0 && losses[j] < losses[j - 1]; j--) {
-                double t = losses[j];
-                losses[j] = losses[j - 1];
-                losses[j - 1] = t;
-            }
+        sort_doubles(losses, n);
         double median = losses[n / 2];
-        if (s->nfloor < 8) s->floor_hist[s->nfloor++] = median;
+        if (s->nfloor < FLOOR_WINDOWS) s->floor_hist[s->nfloor++] = median;
         else {
-            memmove(s->floor_hist, s->floor_hist + 1, 7 * sizeof(double));
-            s->floor_hist[7] = median;
+            memmove(s->floor_hist, s->floor_hist + 1, (FLOOR_WINDOWS - 1) * sizeof(double));
+            s->floor_hist[FLOOR_WINDOWS - 1] = median;
         }
         double floor = 1;
         for (int i = 0; i < s->nfloor; i++) floor = s->floor_hist[i] < floor ? s->floor_hist[i] : floor;
@@ -473,8 +468,8 @@ static void adapt(struct sender *s) {
             grow(s);
         }
         s->silent = 0;
-    } else if (congestion == 0 && s->first_pass && s->active && ++s->silent >= 4) {
-        /* no receiver answered 4 checkpoints: all too far behind; sending on blind would only deepen their queues */
+    } else if (congestion == 0 && s->first_pass && s->active && ++s->silent >= ANSWER_EVERY) {
+        /* no receiver answered for 32 blocks: all too far behind; sending on blind would only deepen their queues */
         s->rate *= 0.8;
         s->silent = 0;
         s->congestion_cuts++;
@@ -574,6 +569,8 @@ int sender_main(struct args *a) {
     s->max_rate = a->rate * 1e6 / 8;
     s->rate = s->max_rate / 4;
     s->slow_start = 1;
+    s->grow_start = pow(1.5, CHECKPOINT / 8.0);
+    s->grow = pow(1.05, CHECKPOINT / 8.0);
     s->last = now();
     double t0 = now(), deadline = t0 + a->timeout;
     s->t0 = t0;

@@ -38,6 +38,8 @@ struct sender {
     uint8_t *need_max;
     uint8_t *delegated;            /* how often peers were asked for it: after PEER_TRIES, the sender repairs it */
     double *peer_due;              /* when the peer's symbols should have arrived: asked for before, they are on the way */
+    uint8_t *entries, *mine;       /* blocks for peers to serve: this round's (block u32, first u8, n u8), one straggler's */
+    int *owner;                    /* the straggler of each entry */
     int next_peer;
     uint16_t *need_cnt;
     int16_t *need_who;
@@ -333,13 +335,8 @@ static void delegate(struct sender *s, int who, const uint8_t *entries, int coun
  * with a verified copy can send them instead (twice at most; after that the sender sends the block itself).
  */
 static void serve_needs(struct sender *s) {
-    static uint8_t *entries;
-    static int *owner;
-    if (!entries) {
-        entries = malloc((s->c.nblocks ? s->c.nblocks : 1) * 6);
-        owner = malloc((s->c.nblocks ? s->c.nblocks : 1) * sizeof(int));
-    }
-    int nent = 0;
+    uint8_t *entries = s->entries, *mine = s->mine;
+    int *owner = s->owner, nent = 0;
     for (uint64_t i = 0; i < s->ntouched; i++) {
         uint64_t b = s->touched[i];
         int who = s->need_who[b], cnt = s->need_cnt[b], need = s->need_max[b];
@@ -363,8 +360,6 @@ static void serve_needs(struct sender *s) {
     }
     s->ntouched = 0;
     /* each straggler's blocks, in order, to its peers (few stragglers: one pass over the entries for each) */
-    static uint8_t *mine;
-    if (!mine) mine = malloc((s->c.nblocks ? s->c.nblocks : 1) * 6);
     for (int i = 0; i < nent; i++) {
         int who = owner[i], n = 0;
         if (who < 0) continue;
@@ -394,7 +389,7 @@ static double binom_cdf(int n, double p, int x) {   /* P(Bin(n, p) <= x) */
  * neediest receiver will use in at least 70 % of the blocks, so a clean fabric pays nothing and a lossy one rarely
  * waits for a repair.
  */
-/* up by half a window until the first congestion, then by 5 % a window */
+/* by half every 8 blocks until the first congestion, then by 5 % every 8 blocks */
 static void grow(struct sender *s) {
     s->rate *= s->slow_start ? s->grow_start : s->grow;
 }
@@ -561,6 +556,9 @@ int sender_main(struct args *a) {
     s->need_max = calloc(nb ? nb : 1, 1);
     s->delegated = calloc(nb ? nb : 1, 1);
     s->peer_due = calloc(nb ? nb : 1, sizeof(double));
+    s->entries = malloc((nb ? nb : 1) * 6);
+    s->mine = malloc((nb ? nb : 1) * 6);
+    s->owner = malloc((nb ? nb : 1) * sizeof(int));
     s->need_cnt = calloc(nb ? nb : 1, sizeof(uint16_t));
     s->need_who = calloc(nb ? nb : 1, sizeof(int16_t));
     s->touched = malloc((nb ? nb : 1) * sizeof(uint64_t));

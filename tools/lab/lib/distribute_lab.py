@@ -65,6 +65,23 @@ def sha(path):
     return h.hexdigest()
 
 
+
+def switch_drops():
+    """The packets OVS's host ports dropped because their buffer was full: the drop counts of ovs-vswitchd's packet
+    sockets (ss -0 -m), summed; None without ss."""
+    try:
+        out = subprocess.run(["ss", "-0", "-a", "-m", "-p"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    total, owner = 0, False
+    for line in out.splitlines():
+        if line.startswith("p_raw") or line.startswith("p_dgr"):
+            owner = "ovs-vswitchd" in line
+        m = re.search(r"skmem:\(.*\bd(\d+)\)", line)
+        if owner and m:
+            total += int(m.group(1))
+    return total
+
 class Lab:
     def __init__(self, a):
         self.a = a
@@ -123,10 +140,15 @@ class Lab:
             self.loss.random(veth(h), int(loss * 10000))
         outs = {h["name"]: self.outdir(h) for h in receivers}
         before_tx, before_fabric = rx_bytes(veth(self.source)), port_bytes(self.bridges)
+        before_drops = switch_drops()
         t0 = time.monotonic()
         try:
             extra = getattr(self, "run_" + tool)(receivers, outs, t0)
             extra["dropped"] = self.loss.dropped()
+            # what the switches dropped themselves (their ports' buffers full), apart from the loss injected
+            after_drops = switch_drops()
+            if before_drops is not None and after_drops is not None:
+                extra["switch_drops"] = after_drops - before_drops
         finally:
             self.loss.clear()
         elapsed = extra.pop("seconds")

@@ -8,6 +8,7 @@ Called by tools/lab/fabric after it has made sure OVS and iproute2 are present.
 """
 
 import argparse
+import contextlib
 import array
 import ctypes
 import fcntl
@@ -45,6 +46,33 @@ def run(cmd, stdin=None, check=True):
 def write_sysctl(path, value):
     with open(path, "w") as f:
         f.write(value)
+
+
+# The packet buffer of a switch port. Userspace OVS reads each host port through a packet socket, whose receive
+# buffer (net.core.rmem_default when the port is added, 208 KiB on Debian) is all the buffer a port has: its one
+# forwarding thread, descheduled for 15 ms on a loaded machine, drops what a sender sends meanwhile, at any rate.
+# Datacenter switches buffer megabytes; a port gets 4 MiB, and the buffers of sockets created at any other time
+# stay the machine's default.
+SWITCH_PORT_BUFFER = 4 << 20
+_RMEM_DEFAULT = "/proc/sys/net/core/rmem_default"
+_RMEM_MAX = "/proc/sys/net/core/rmem_max"
+
+
+@contextlib.contextmanager
+def switch_buffers():
+    """While ports are added: the packet sockets OVS opens for them get SWITCH_PORT_BUFFER."""
+    try:
+        saved = open(_RMEM_DEFAULT).read().strip()
+        if int(open(_RMEM_MAX).read()) < SWITCH_PORT_BUFFER:
+            write_sysctl(_RMEM_MAX, str(SWITCH_PORT_BUFFER))
+        write_sysctl(_RMEM_DEFAULT, str(SWITCH_PORT_BUFFER))
+    except OSError:
+        saved = None    # not root, or no /proc/sys: the ports keep the default
+    try:
+        yield
+    finally:
+        if saved is not None:
+            write_sysctl(_RMEM_DEFAULT, saved)
 
 
 class _NetNs:
@@ -249,7 +277,8 @@ def up(desc, out):
     t1 = time.monotonic()
     create_hosts(desc["hosts"])
     t2 = time.monotonic()
-    run(ovs_transaction(desc))
+    with switch_buffers():
+        run(ovs_transaction(desc))
     verify(desc)
     t3 = time.monotonic()
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -295,7 +324,8 @@ _CHANGED_AT = []
 def _vsctl(args):
     # the fabric changes while this one transaction runs: its start is when a fault's outage may begin
     _CHANGED_AT.append(time.time())
-    run(["ovs-vsctl", "--timeout=30"] + args)
+    with switch_buffers():
+        run(["ovs-vsctl", "--timeout=30"] + args)
 
 
 def fault(desc, cmd, args):

@@ -2,6 +2,13 @@
 #define _GNU_SOURCE
 #include "m4d.h"
 
+#define FLOOR_WINDOWS (64 / CHECKPOINT)   /* the loss floor: the lowest median loss of the last 64 blocks' windows */
+#define LOSS_WINDOWS 9                    /* a link's loss: the median of this many windows (congestion's tails fewer) */
+#define SETTLE 3                          /* windows after a cut whose losses are the data sent before it */
+#define QHOLD 0.015                       /* queueing delay (s) that holds the rate, and that cuts it */
+#define QCUT 0.040
+#define HOLD_S 1.0                        /* seconds held just under the drop point before probing above it */
+
 struct rx {
     uint32_t addr;                 /* network order */
     int member, done, failed, complete; /* member: named by --receivers */
@@ -10,9 +17,10 @@ struct rx {
     char digest[65];
     uint64_t got, expected, got_mark, exp_mark;
     uint32_t ovfl, ce, ovfl_mark, ce_mark;
-    double loss;                   /* smoothed first-pass loss, windows without congestion */
+    double loss;                   /* the link's loss: the median of its last LOSS_WINDOWS windows */
+    double loss_hist[LOSS_WINDOWS];
+    int nloss;
     double window;                 /* this window's, or -1 */
-    int seen_loss;
     int reported;
     int serving;                   /* complete, verified, and serving its peers */
     double busy_until;             /* when what it was asked to serve should be out */
@@ -21,7 +29,6 @@ struct rx {
     double queued;                 /* seconds its last checkpoint spent in queues, over the lowest */
 };
 
-#define FLOOR_WINDOWS (64 / CHECKPOINT)   /* the loss floor: the lowest median loss of the last 64 blocks' windows */
 
 struct sender {
     struct args *a;
@@ -50,6 +57,11 @@ struct sender {
     double rate, max_rate, tokens, last;
     int slow_start, silent, first_pass, active;
     double grow_start, grow;       /* the rate's growth a window: x1.5 and +5 % per 8 blocks */
+    double ceiling;                /* where the path last dropped (0: not known, or passed since) */
+    double recent[SETTLE];         /* the rates of the last windows: the highest is what the path dropped */
+    int calm;                      /* windows since the last cut */
+    double held_since;             /* when the rate reached just under the ceiling (0: not there) */
+    double qlast;                  /* the last window's median queueing delay */
     double floor_hist[FLOOR_WINDOWS];
     int nfloor;
     int r, r_max;                  /* repair symbols per block on the first pass: now, at most */
@@ -384,14 +396,52 @@ static double binom_cdf(int n, double p, int x) {   /* P(Bin(n, p) <= x) */
 }
 
 /*
- * The rate and the code from the reports since the last checkpoint. Repair symbols sent on the first pass cost what
- * repairs would (a fresh symbol mends one loss at every receiver), but spare a round: r is the largest count the
- * neediest receiver will use in at least 70 % of the blocks, so a clean fabric pays nothing and a lossy one rarely
- * waits for a repair.
+ * The rate. By half every 8 blocks until the first congestion, then by 5 % every 8 blocks up to just under where the
+ * path last dropped (the ceiling: the highest rate of the windows that lost), held there for HOLD_S, and only
+ * then probed above by 1 % every 8 blocks; a probe that passes the ceiling by 5 % without loss forgets it. A
+ * congestion episode is cut once, to 85 % of the ceiling: its losses in the next SETTLE windows are what was sent
+ * before the cut (the switch's queue draining), not news. A sawtooth that grows into the drop point every second
+ * and cuts three times for each of its episodes pays a repair of every receiver's tail of each; the ceiling
+ * reaches the same point once in a few seconds, and spends the time between just under it rather than at 50-100 %.
  */
-/* by half every 8 blocks until the first congestion, then by 5 % every 8 blocks */
-static void grow(struct sender *s) {
-    s->rate *= s->slow_start ? s->grow_start : s->grow;
+static void remember(struct sender *s) {
+    memmove(s->recent + 1, s->recent, (SETTLE - 1) * sizeof(double));
+    s->recent[0] = s->rate;
+    s->calm++;
+}
+
+static void hold(struct sender *s) {
+    remember(s);
+    s->slow_start = 0;
+}
+
+static void calm(struct sender *s) {
+    remember(s);
+    if (s->calm <= SETTLE && s->ceiling > 0) return;     /* the cut's effect is not yet reported */
+    if (s->ceiling <= 0 || s->rate < 0.92 * s->ceiling) {
+        s->rate *= s->slow_start ? s->grow_start : s->grow;
+        if (s->ceiling > 0 && s->rate > 0.92 * s->ceiling) s->rate = 0.92 * s->ceiling;
+        s->held_since = 0;
+    } else if (!s->held_since) {
+        s->held_since = now();
+    } else if (now() - s->held_since > HOLD_S) {
+        s->rate *= pow(1.01, CHECKPOINT / 8.0);
+        if (s->rate > 1.05 * s->ceiling) s->ceiling = 0;
+    }
+}
+
+static void congested(struct sender *s) {
+    double peak = s->rate;
+    for (int i = 0; i < SETTLE; i++) peak = s->recent[i] > peak ? s->recent[i] : peak;
+    memmove(s->recent + 1, s->recent, (SETTLE - 1) * sizeof(double));
+    s->recent[0] = s->rate;
+    if (++s->calm <= SETTLE && !s->slow_start) return;   /* the same episode: what was sent before the cut */
+    s->ceiling = peak;
+    s->rate = 0.85 * peak < s->rate ? 0.85 * peak : s->rate * 0.85;
+    s->slow_start = 0;
+    s->calm = 0;
+    s->held_since = 0;
+    s->congestion_cuts++;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -401,6 +451,12 @@ static int by_value(const void *a, const void *b) {
 
 static void sort_doubles(double *v, int n) { qsort(v, n, sizeof *v, by_value); }
 
+/*
+ * The rate and the code from the reports since the last checkpoint. Repair symbols sent on the first pass cost what
+ * repairs would (a fresh symbol mends one loss at every receiver), but spare a round: r is the largest count the
+ * neediest receiver will use in at least 70 % of the blocks, so a clean fabric pays nothing and a lossy one rarely
+ * waits for a repair.
+ */
 static void adapt(struct sender *s) {
     double losses[MAXRX];
     int n = 0;
@@ -448,20 +504,23 @@ static void adapt(struct sender *s) {
         }
         double floor = 1;
         for (int i = 0; i < s->nfloor; i++) floor = s->floor_hist[i] < floor ? s->floor_hist[i] : floor;
-        /* congestion: sockets that overflowed, ECN marks, loss well above its floor */
-        if (congestion > 0 || (s->nfloor >= 3 && median > 2 * floor && median > floor + 0.03)) {
-            s->rate *= 0.8;
-            s->slow_start = 0;
-            s->congestion_cuts++;
+        /*
+         * Congestion: sockets that overflowed, ECN marks, loss well above its floor, or the median receiver's data
+         * queued QCUT longer than the least it ever was: a switch with deep buffers drops only once they are full,
+         * a second of the rate too late; cut while that queue still grows, held while it drains. Queued QHOLD
+         * longer, the rate holds and slow start ends. (Lower thresholds, 4 and 8 ms, held
+         * the rate a third lower on two cores, where 16-32 receivers' scheduling alone delays their reading 5-10 ms.)
+         */
+        if (congestion > 0 || (s->nfloor >= 3 && median > 2 * floor && median > floor + 0.03)
+                || (qmed > QCUT && qmed >= s->qlast)) {
             cut = 1;
+            congested(s);
+        } else if (qmed > QHOLD) {
+            hold(s);            /* a queue: still building, or draining after a cut */
         } else {
-            /*
-             * Not slowed for queueing delay (qmed, in the trace): tried with a hold above 4 ms and a tenth off above
-             * 8 ms; on two cores shared by 16-32 receivers the delay is the receivers' scheduling more than the
-             * path's queues, and the rate settled a third lower for little fewer losses.
-             */
-            grow(s);
+            calm(s);
         }
+        s->qlast = qmed;
         s->silent = 0;
     } else if (congestion == 0 && s->first_pass && s->active && ++s->silent >= ANSWER_EVERY) {
         /* no receiver answered for 32 blocks: all too far behind; sending on blind would only deepen their queues */
@@ -469,15 +528,26 @@ static void adapt(struct sender *s) {
         s->silent = 0;
         s->congestion_cuts++;
     } else if (congestion == 0) {
-        grow(s);
+        calm(s);
     }
     if (s->rate < s->max_rate / 64) s->rate = s->max_rate / 64;
     if (s->rate > s->max_rate) s->rate = s->max_rate;
-    /* the links' loss, which the code is for, from windows without congestion (the rate answers that) */
+    /*
+     * The links' loss, which the code is for, from windows without a cut (the rate answers congestion): the median
+     * of a receiver's last windows, so that the tails of a congestion episode (the windows just before its cut and
+     * those after it, still carrying what was sent before) do not pass for loss of the link and buy repair symbols
+     * on a clean fabric.
+     */
     for (int i = 0; i < s->nrx && !cut; i++) {
         struct rx *r = &s->rx[i];
-        if (r->window >= 0 && r->reported && !r->done && !r->failed)
-            r->loss = r->seen_loss ? 0.5 * r->loss + 0.5 * r->window : r->window, r->seen_loss = 1;
+        if (r->window < 0 || !r->reported || r->done || r->failed) continue;
+        if (r->nloss == LOSS_WINDOWS) memmove(r->loss_hist, r->loss_hist + 1, (LOSS_WINDOWS - 1) * sizeof(double));
+        else r->nloss++;
+        r->loss_hist[r->nloss - 1] = r->window;
+        double v[LOSS_WINDOWS];
+        memcpy(v, r->loss_hist, r->nloss * sizeof(double));
+        sort_doubles(v, r->nloss);
+        r->loss = v[r->nloss / 2];
     }
     if (n && s->trace_len < (int)sizeof s->trace - 96)
         s->trace_len += snprintf(s->trace + s->trace_len, sizeof s->trace - s->trace_len,

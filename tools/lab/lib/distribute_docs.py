@@ -31,8 +31,8 @@ def table(d):
     sizes = sorted({r["receivers"] for r in runs})
     out = ["| loss | N | mcast4ai-distribute s | uftp s | udpcast s | unicast s | uftp / mcast4ai | "
            "sender bytes / file: mcast4ai / uftp | repair symbols ahead + repairs (unicast) | "
-           "CPU s per GB: sender / receiver |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "CPU s per GB: sender / receiver | switch drops: mcast4ai / uftp |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for loss in losses:
         for n in sizes:
             m, u = by.get(("mcast4ai", n, loss)), by.get(("uftp", n, loss))
@@ -42,9 +42,10 @@ def table(d):
             bytes_ = "%.3f / %s" % (m["sender_ratio"], "%.3f" % u["sender_ratio"] if u else "-")
             repairs = "%s + %s (%s)" % (m.get("fec"), m.get("repairs"), m.get("unicast_repairs"))
             cpu = "%s / %s" % (m.get("sender_cpu_s_per_gb"), m.get("receiver_cpu_s_per_gb"))
-            out.append("| %d %% | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            drops = "%s / %s" % (m.get("switch_drops", "-"), u.get("switch_drops", "-") if u else "-")
+            out.append("| %d %% | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 loss, n, cell(m), cell(u), cell(by.get(("udpcast", n, loss))), cell(by.get(("unicast", n, loss))),
-                ratio, bytes_, repairs, cpu))
+                ratio, bytes_, repairs, cpu, drops))
     return "\n".join(out)
 
 

@@ -51,9 +51,9 @@ def write_sysctl(path, value):
 # The packet buffer of a switch port. Userspace OVS reads each host port through a packet socket, whose receive
 # buffer (net.core.rmem_default when the port is added, 208 KiB on Debian) is all the buffer a port has: its one
 # forwarding thread, descheduled for 15 ms on a loaded machine, drops what a sender sends meanwhile, at any rate.
-# Datacenter switches buffer megabytes; a port gets 4 MiB, and the buffers of sockets created at any other time
-# stay the machine's default.
-SWITCH_PORT_BUFFER = 4 << 20
+# Datacenter switches buffer megabytes; a port gets 4 MiB (MCAST4AI_LAB_PORT_BUFFER bytes; 0 keeps the default),
+# and the buffers of sockets created at any other time stay the machine's default.
+SWITCH_PORT_BUFFER = int(os.environ.get("MCAST4AI_LAB_PORT_BUFFER", 4 << 20))
 _RMEM_DEFAULT = "/proc/sys/net/core/rmem_default"
 _RMEM_MAX = "/proc/sys/net/core/rmem_max"
 
@@ -61,6 +61,9 @@ _RMEM_MAX = "/proc/sys/net/core/rmem_max"
 @contextlib.contextmanager
 def switch_buffers():
     """While ports are added: the packet sockets OVS opens for them get SWITCH_PORT_BUFFER."""
+    if SWITCH_PORT_BUFFER <= 0:
+        yield
+        return
     try:
         saved = open(_RMEM_DEFAULT).read().strip()
         if int(open(_RMEM_MAX).read()) < SWITCH_PORT_BUFFER:

@@ -4,19 +4,21 @@
  * reliable group. This file holds the part built so far, as a program of its own that ./replay_agg drives with
  * the shared vectors; it is to become a control of mcast4ai.p4 (the source leaf's role) once whole.
  *
- * Built: the ACK path. Every ACK, NAK or CNP to a virtual peer is checked before anything else is read of it: its
- * ICRC (computed over the masked headers with the switch's CRC-32, a bad one is dropped and counted) and its
- * sender (group, address and QPN a member's: anything else is dropped and counted). The sender's data to the
- * virtual peer sets the next PSN to send; an ACK at or beyond it, as far as 24 bits tell, is dropped and counted.
- * Each receiver's acknowledged PSN is kept in registers (extended past the 24-bit wrap to 32 bits); the group keeps
- * the minimum over its receivers and how many are at it. An ACK that moves the last receiver at the minimum has
- * the minimum found again over the group's receivers, and when it advanced, the packet itself leaves to the sender
- * as the aggregated ACK: from the virtual peer, the minimum's PSN, the MSN and credit of the receiver at it (of
- * several, the lowest key, address << 24 | QPN), IPv4 checksum and ICRC computed anew.
+ * Built: every ACK, NAK or CNP to a virtual peer is checked before anything else is read of it: its ICRC (computed
+ * over the masked headers with the switch's CRC-32; a bad one is dropped and counted) and its sender (group,
+ * address and QPN a member's; anything else is dropped and counted). The sender's data to the virtual peer sets the
+ * next PSN to send (a PSN behind it is a retransmission: a new NAK round, one re-ACK); an ACK or NAK at or beyond it,
+ * as far as 24 bits tell, is dropped and counted. Each receiver's acknowledged PSN is kept extended past the 24-bit
+ * wrap to 32 bits; the group keeps the minimum over its receivers and how many are at it. An ACK (or a sequence
+ * error NAK, which acknowledges what is before the PSN it expects) that moves the last receiver at the minimum has
+ * the minimum found again over the group's receivers; when it advanced, the packet itself leaves to the sender as
+ * the aggregated ACK, from the virtual peer, with the MSN and credit of the receiver at the minimum (of several,
+ * the lowest key, address << 24 | QPN), IPv4 checksum and ICRC computed anew. A NAK goes on at once with the PSN
+ * after the minimum, once per PSN per retransmission round (a receiver-not-ready NAK with its timer); a duplicate
+ * ACK after a retransmission goes on once as a re-ACK; a CNP at most once per interval per group.
  *
- * Not yet (the vectors that need them are skipped, named, by ./replay_agg): NAKs (passed on once per round at the
- * PSN after the minimum), re-ACKs after a retransmission, the CNP interval, the stall rule, joins and leaves after
- * the start, and aggregation points that do not see the data.
+ * Not yet (the vectors that need them are skipped, named, by ./replay_agg): the stall rule and fatal NAKs, joins,
+ * leaves and evictions after the start, and aggregation points that do not see the data.
  *
  * State, per group g (AGG_GROUPS) and receiver slot s (AGG_RX), flat index g * AGG_RX + s:
  *   rx_acked  bit<32>  the PSN the receiver acknowledged, extended        rx_key    bit<56>  address << 24 | QPN
@@ -44,6 +46,8 @@
 /* drop reasons, the index within a group's row of agg_drops (the Java specification's AggregationOutput.Drop) */
 #define DROP_NON_MEMBER 1
 #define DROP_BEYOND_SENT 2
+#define DROP_NAK_REPEATED 3
+#define DROP_CNP_RATE 4
 #define DROP_BAD_ICRC 6
 #define DROP_MALFORMED 7
 
@@ -79,6 +83,7 @@ struct meta_t {
     bit<48> vp_mac;
     bit<9> sender_port;
     bit<9> onward_port;
+    bit<48> cnp_us;            /* at most one CNP to the sender per this many microseconds */
     bit<32> crc;
     bit<1> emit;               /* the packet leaves as the aggregated ACK */
 }
@@ -127,6 +132,23 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
 /* a - b > 0 for extended PSNs */
 #define AFTER(A, B) ((int<32>)(A - B) > 0)
 
+/* the packet leaves to the sender, from the virtual peer */
+#define TO_SENDER \
+        m.emit = 1; \
+        hdr.eth.dst = m.sender_mac; \
+        hdr.eth.src = m.vp_mac; \
+        hdr.ip.src = hdr.ip.dst; \
+        hdr.ip.dst = m.sender_ip; \
+        hdr.bth.dqpn = m.sender_qpn; \
+        sm.egress_spec = m.sender_port;
+/* ... as an ACK or NAK for PSN with this MSN and syndrome, its ICRC computed anew */
+#define ACK_OUT(PSN, MSN, SYNDROME) \
+        hdr.bth.psn = (PSN)[23:0]; \
+        hdr.aeth.syndrome = SYNDROME; \
+        hdr.aeth.msn = MSN; \
+        icrc_ack(); \
+        hdr.icrc.v = m.crc[7:0] ++ m.crc[15:8] ++ m.crc[23:16] ++ m.crc[31:24];
+
 control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     register<bit<32>>(AGG_GROUPS * AGG_RX) rx_acked;
     register<bit<56>>(AGG_GROUPS * AGG_RX) rx_key;
@@ -139,13 +161,23 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     register<bit<5>>(AGG_GROUPS) g_credit;
     register<bit<32>>(AGG_GROUPS) g_ackout;
     register<bit<32>>(AGG_GROUPS) g_sentnext;
+    register<bit<1>>(AGG_GROUPS) g_retx;          /* the sender retransmitted since the last NAK went on */
+    register<bit<1>>(AGG_GROUPS) g_reack;         /* ... since the last ACK went on: one duplicate is re-ACKed */
+    register<bit<1>>(AGG_GROUPS) g_nak_has;
+    register<bit<32>>(AGG_GROUPS) g_nak_out;      /* the PSN the last NAK passed on named */
+    register<bit<1>>(AGG_GROUPS) g_cnp_has;
+    register<bit<48>>(AGG_GROUPS) g_cnp_time;     /* when the last CNP went on (us) */
+    register<bit<48>>(1) agg_clock;               /* nonzero: the time (us) instead of the switch's, for replays */
     /* per group, 8 each: drops by reason; ACKs in, ACKs out */
     counter(AGG_GROUPS * 8, CounterType.packets) agg_drops;
     counter(AGG_GROUPS, CounterType.packets) agg_acks_in;
     counter(AGG_GROUPS, CounterType.packets) agg_acks_out;
+    counter(AGG_GROUPS, CounterType.packets) agg_naks_in;
+    counter(AGG_GROUPS, CounterType.packets) agg_naks_out;
+    counter(AGG_GROUPS, CounterType.packets) agg_cnps_in;
 
     action vp_group(bit<32> g, bit<1> sees_data, bit<32> sender_ip, bit<24> sender_qpn, bit<48> sender_mac,
-                    bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port) {
+                    bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port, bit<48> cnp_us) {
         m.vp = 1;
         m.g = g;
         m.sees_data = sees_data;
@@ -155,6 +187,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         m.vp_mac = vp_mac;
         m.sender_port = sender_port;
         m.onward_port = onward_port;
+        m.cnp_us = cnp_us;
     }
     table agg_vp {
         key = { hdr.ip.dst: exact; }
@@ -200,7 +233,12 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             g_sentnext.read(sent, m.g);
             bit<32> p;
             EXTEND(p, hdr.bth.psn, sent)
-            if (!AFTER(sent, p)) { g_sentnext.write(m.g, p + 1); }
+            if (!AFTER(sent, p)) {
+                g_sentnext.write(m.g, p + 1);
+            } else {
+                g_retx.write(m.g, 1);       /* a retransmission: a new NAK round, and one re-ACK */
+                g_reack.write(m.g, 1);
+            }
             sm.egress_spec = m.onward_port;
             return;
         }
@@ -221,78 +259,154 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             stranger: { return; }
         }
         mark_to_drop(sm);       /* what is not passed on below is consumed */
-        if (hdr.cnp.isValid() || hdr.aeth.syndrome[7:5] != 0) { return; }   /* NAKs, CNPs: not yet */
-        agg_acks_in.count(m.g);
-        bit<32> sent;
+        bit<48> now = sm.ingress_global_timestamp;
+        bit<48> clock = 0;
+        agg_clock.read(clock, 0);
+        if (clock != 0) { now = clock; }
+        if (hdr.cnp.isValid()) {
+            /* a CNP goes on to the sender at most once per interval per group */
+            agg_cnps_in.count(m.g);
+            bit<1> has = 0;
+            bit<48> last = 0;
+            g_cnp_has.read(has, m.g);
+            g_cnp_time.read(last, m.g);
+            if (has == 1 && now - last < m.cnp_us) {
+                agg_drops.count(m.g * 8 + DROP_CNP_RATE);
+                return;
+            }
+            g_cnp_has.write(m.g, 1);
+            g_cnp_time.write(m.g, now);
+            TO_SENDER
+            icrc_cnp();
+            hdr.icrc.v = m.crc[7:0] ++ m.crc[15:8] ++ m.crc[23:16] ++ m.crc[31:24];
+            return;
+        }
+        bit<3> kind = hdr.aeth.syndrome[7:5];            /* 0: ACK, 1: receiver not ready, 3: NAK */
+        if (kind == 3 && hdr.aeth.syndrome[4:0] != 0) { return; }   /* a fatal NAK: not yet (the stall rule) */
+        bit<32> sent = 0;
         g_sentnext.read(sent, m.g);
         bit<32> p = 0;
         EXTEND(p, hdr.bth.psn, sent)
-        /* an ACK for the next PSN to send or beyond it, as far as 24 bits tell */
+        if (kind == 0) { agg_acks_in.count(m.g); } else { agg_naks_in.count(m.g); }
+        /* an ACK for the next PSN to send or beyond it, as far as 24 bits tell; a NAK that expects it */
         if (m.sees_data == 1 && !AFTER(sent, p)) {
             agg_drops.count(m.g * 8 + DROP_BEYOND_SENT);
             return;
         }
         bit<32> old = 0;
+        bit<32> min = 0;
+        bit<32> ackout = 0;
+        bit<24> gmsn = 0;
+        bit<5> gcredit = 0;
         rx_acked.read(old, m.i);
-        if (!AFTER(p, old)) { return; }                  /* a duplicate or reordered ACK moves nothing back */
-        rx_acked.write(m.i, p);
-        rx_msn.write(m.i, hdr.aeth.msn);
-        rx_credit.write(m.i, hdr.aeth.syndrome[4:0]);
-        bit<32> min;
         g_min.read(min, m.g);
-        if (old != min) { return; }                      /* it was ahead of the minimum: nothing moves */
-        bit<32> atmin;
-        g_atmin.read(atmin, m.g);
-        if (atmin > 1) { g_atmin.write(m.g, atmin - 1); return; }
-        /* it was the last at the minimum: find it again over the group's receivers */
-        bit<32> base = m.g * AGG_RX;
-        bit<32> nmin = p;
-        bit<1> found = 0;
-        bit<32> n = 0;
-        bit<56> hkey = 56w0xFFFFFFFFFFFFFF;
-        bit<24> hmsn = 0;
-        bit<5> hcredit = 0;
-        bit<32> a;
-        bit<1> on;
-        bit<56> k;
-        bit<24> ms;
-        bit<5> cr;
-#define SCAN(S) \
-        rx_on.read(on, base + S); \
-        if (on == 1) { \
-            rx_acked.read(a, base + S); \
-            rx_key.read(k, base + S); \
-            rx_msn.read(ms, base + S); \
-            rx_credit.read(cr, base + S); \
-            if (found == 0 || AFTER(nmin, a)) { nmin = a; n = 1; hkey = k; hmsn = ms; hcredit = cr; found = 1; } \
-            else if (a == nmin) { n = n + 1; if (k < hkey) { hkey = k; hmsn = ms; hcredit = cr; } } \
-        }
-        SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
-        SCAN(8) SCAN(9) SCAN(10) SCAN(11) SCAN(12) SCAN(13) SCAN(14) SCAN(15)
-        SCAN(16) SCAN(17) SCAN(18) SCAN(19) SCAN(20) SCAN(21) SCAN(22) SCAN(23)
-        SCAN(24) SCAN(25) SCAN(26) SCAN(27) SCAN(28) SCAN(29) SCAN(30) SCAN(31)
-        g_min.write(m.g, nmin);
-        g_atmin.write(m.g, n);
-        g_msn.write(m.g, hmsn);
-        g_credit.write(m.g, hcredit);
-        bit<32> ackout;
         g_ackout.read(ackout, m.g);
-        if (!AFTER(nmin, ackout)) { return; }
-        g_ackout.write(m.g, nmin);
-        agg_acks_out.count(m.g);
-        /* the packet leaves as the aggregated ACK, from the virtual peer to the sender */
-        m.emit = 1;
-        hdr.eth.dst = m.sender_mac;
-        hdr.eth.src = m.vp_mac;
-        hdr.ip.src = hdr.ip.dst;
-        hdr.ip.dst = m.sender_ip;
-        hdr.bth.dqpn = m.sender_qpn;
-        hdr.bth.psn = nmin[23:0];
-        hdr.aeth.syndrome = 3w0 ++ hcredit;
-        hdr.aeth.msn = hmsn;
-        icrc_ack();
-        hdr.icrc.v = m.crc[7:0] ++ m.crc[15:8] ++ m.crc[23:16] ++ m.crc[31:24];
-        sm.egress_spec = m.sender_port;
+        g_msn.read(gmsn, m.g);
+        g_credit.read(gcredit, m.g);
+        bit<1> adv = 0;
+        bit<32> np = 0;
+        bit<5> ncredit = 0;
+        if (kind == 0) {
+            if (!AFTER(p, old)) {
+                /* a duplicate or reordered ACK moves nothing back; after a retransmission, one goes on as a
+                   re-ACK of what the sender holds */
+                bit<1> reack = 0;
+                g_reack.read(reack, m.g);
+                if (reack == 1) {
+                    g_reack.write(m.g, 0);
+                    TO_SENDER
+                    ACK_OUT(ackout, gmsn, 3w0 ++ gcredit)
+                }
+                return;
+            }
+            adv = 1;
+            np = p;
+            ncredit = hdr.aeth.syndrome[4:0];
+        } else if (kind == 3 && AFTER(p - 1, old)) {
+            /* a sequence error acknowledges everything before the PSN it expects */
+            adv = 1;
+            np = p - 1;
+            rx_credit.read(ncredit, m.i);
+        }
+        bit<1> found_again = 0;
+        if (adv == 1) {
+            rx_acked.write(m.i, np);
+            rx_msn.write(m.i, hdr.aeth.msn);
+            rx_credit.write(m.i, ncredit);
+            bit<32> atmin = 0;
+            g_atmin.read(atmin, m.g);
+            if (old == min && atmin > 1) {
+                g_atmin.write(m.g, atmin - 1);
+            } else if (old == min) {
+                /* it was the last at the minimum: find it again over the group's receivers */
+                bit<32> base = m.g * AGG_RX;
+                bit<32> nmin = np;
+                bit<1> found = 0;
+                bit<32> n = 0;
+                bit<56> hkey = 56w0xFFFFFFFFFFFFFF;
+                bit<24> hmsn = 0;
+                bit<5> hcredit = 0;
+                bit<32> a = 0;
+                bit<1> on = 0;
+                bit<56> k = 0;
+                bit<24> ms = 0;
+                bit<5> cr = 0;
+#define SCAN(S) \
+                rx_on.read(on, base + S); \
+                if (on == 1) { \
+                    rx_acked.read(a, base + S); \
+                    rx_key.read(k, base + S); \
+                    rx_msn.read(ms, base + S); \
+                    rx_credit.read(cr, base + S); \
+                    if (found == 0 || AFTER(nmin, a)) { nmin = a; n = 1; hkey = k; hmsn = ms; hcredit = cr; found = 1; } \
+                    else if (a == nmin) { n = n + 1; if (k < hkey) { hkey = k; hmsn = ms; hcredit = cr; } } \
+                }
+                SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
+                SCAN(8) SCAN(9) SCAN(10) SCAN(11) SCAN(12) SCAN(13) SCAN(14) SCAN(15)
+                SCAN(16) SCAN(17) SCAN(18) SCAN(19) SCAN(20) SCAN(21) SCAN(22) SCAN(23)
+                SCAN(24) SCAN(25) SCAN(26) SCAN(27) SCAN(28) SCAN(29) SCAN(30) SCAN(31)
+                g_min.write(m.g, nmin);
+                g_atmin.write(m.g, n);
+                g_msn.write(m.g, hmsn);
+                g_credit.write(m.g, hcredit);
+                min = nmin;
+                gmsn = hmsn;
+                gcredit = hcredit;
+                found_again = 1;
+            }
+        }
+        if (kind == 0) {
+            /* one aggregated ACK per advance of the minimum, never beyond it */
+            if (found_again == 1 && AFTER(min, ackout)) {
+                g_ackout.write(m.g, min);
+                g_reack.write(m.g, 0);
+                agg_acks_out.count(m.g);
+                TO_SENDER
+                ACK_OUT(min, gmsn, 3w0 ++ gcredit)
+            }
+            return;
+        }
+        /* a NAK goes on at once with the PSN after the minimum, once per PSN per retransmission round */
+        bit<32> resend = min + 1;
+        bit<1> nak_has = 0;
+        bit<32> nak_out = 0;
+        bit<1> retx = 0;
+        g_nak_has.read(nak_has, m.g);
+        g_nak_out.read(nak_out, m.g);
+        g_retx.read(retx, m.g);
+        if (nak_has == 1 && resend == nak_out && retx == 0) {
+            agg_drops.count(m.g * 8 + DROP_NAK_REPEATED);
+            return;
+        }
+        g_nak_has.write(m.g, 1);
+        g_nak_out.write(m.g, resend);
+        g_retx.write(m.g, 0);
+        if (AFTER(min, ackout)) { g_ackout.write(m.g, min); }
+        agg_naks_out.count(m.g);
+        bit<8> syndrome = 0x60;
+        if (kind == 1) { syndrome = hdr.aeth.syndrome; }
+        TO_SENDER
+        ACK_OUT(resend, gmsn, syndrome)
     }
 }
 

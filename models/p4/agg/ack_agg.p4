@@ -37,11 +37,22 @@
 #define AGG_GROUPS 64
 #endif
 #ifndef AGG_RX
-#define AGG_RX 32
+#define AGG_RX 32                  /* receivers per group: the scan that finds the minimum again reads each once */
 #endif
+#define CPU_PORT 255
 #define ROCE_PORT 4791
 #define OP_ACK 0x11
 #define OP_CNP 0x81
+#define ETH_AGG 0x88B5             /* the controller's control frames and the switch's reports */
+#define CLONE_TO_CPU 1             /* the clone session the controller maps to the CPU port */
+
+/* control frame operations (the eBPF agent's numbers) and the report */
+#define CTL_CONFIG 1
+#define CTL_JOIN 2
+#define CTL_LEAVE 3
+#define CTL_TICK 4
+#define CTL_EVICT 5
+#define CTL_STALLED 6
 
 /* drop reasons, the index within a group's row of agg_drops (the Java specification's AggregationOutput.Drop) */
 #define DROP_NON_MEMBER 1
@@ -52,6 +63,9 @@
 #define DROP_MALFORMED 7
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> type; }
+/* from the CPU port: an operation on a group's receiver (its slot; JOIN: its first PSN and key); to it: the
+   receivers a packet stalled (psn: one bit per slot, slot 0 the least significant) */
+header ctl_t { bit<8> op; bit<8> slot; bit<16> pad; bit<32> group; bit<32> psn; bit<64> key; }
 header ipv4_t {
     bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<16> id; bit<16> frag; bit<8> ttl; bit<8> proto;
     bit<16> csum; bit<32> src; bit<32> dst;
@@ -64,6 +78,7 @@ header icrc_t { bit<32> v; }                       /* least significant byte fir
 
 struct headers_t {
     ethernet_t eth;
+    ctl_t ctl;
     ipv4_t ip;
     udp_t udp;
     bth_t bth;
@@ -73,10 +88,11 @@ struct headers_t {
 }
 
 struct meta_t {
-    bit<32> g;                 /* the group's index */
+    @field_list(1) bit<32> g;  /* the group's index */
     bit<32> i;                 /* the receiver's flat index */
-    bit<1> vp;                 /* addressed to a virtual peer */
+    bit<1> vp;                 /* a group's packet */
     bit<1> sees_data;
+    bit<32> vp_ip;
     bit<32> sender_ip;
     bit<24> sender_qpn;
     bit<48> sender_mac;
@@ -84,14 +100,20 @@ struct meta_t {
     bit<9> sender_port;
     bit<9> onward_port;
     bit<48> cnp_us;            /* at most one CNP to the sender per this many microseconds */
+    bit<48> stall_us;          /* the minimum may stand still this long with data unacknowledged */
     bit<32> crc;
-    bit<1> emit;               /* the packet leaves as the aggregated ACK */
+    bit<1> emit;               /* the packet leaves to the sender */
+    @field_list(1) bit<32> stalled;   /* the slots this packet stalled */
 }
 
 parser AggParser(packet_in packet, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     state start {
         packet.extract(hdr.eth);
-        transition select(hdr.eth.type) { 0x0800: ip; default: accept; }
+        transition select(hdr.eth.type) { 0x0800: ip; ETH_AGG: ctl; default: accept; }
+    }
+    state ctl {
+        packet.extract(hdr.ctl);
+        transition accept;
     }
     state ip {
         packet.extract(hdr.ip);
@@ -137,7 +159,7 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
         m.emit = 1; \
         hdr.eth.dst = m.sender_mac; \
         hdr.eth.src = m.vp_mac; \
-        hdr.ip.src = hdr.ip.dst; \
+        hdr.ip.src = m.vp_ip; \
         hdr.ip.dst = m.sender_ip; \
         hdr.bth.dqpn = m.sender_qpn; \
         sm.egress_spec = m.sender_port;
@@ -148,15 +170,34 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
         hdr.aeth.msn = MSN; \
         icrc_ack(); \
         hdr.icrc.v = m.crc[7:0] ++ m.crc[15:8] ++ m.crc[23:16] ++ m.crc[31:24];
+/* a control frame becomes an ACK: the headers an RC responder's ACK has */
+#define AS_ACK \
+        hdr.ctl.setInvalid(); \
+        hdr.eth.type = 0x0800; \
+        hdr.ip.setValid(); hdr.udp.setValid(); hdr.bth.setValid(); hdr.aeth.setValid(); hdr.icrc.setValid(); \
+        hdr.ip.version = 4; hdr.ip.ihl = 5; hdr.ip.tos = 0; hdr.ip.len = 48; hdr.ip.id = 1; hdr.ip.frag = 0; \
+        hdr.ip.ttl = 64; hdr.ip.proto = 17; hdr.ip.csum = 0; \
+        hdr.udp.sport = 49152; hdr.udp.dport = ROCE_PORT; hdr.udp.len = 28; hdr.udp.csum = 0; \
+        hdr.bth.opcode = OP_ACK; hdr.bth.flags = 0; hdr.bth.pkey = 0xFFFF; hdr.bth.resv = 0; hdr.bth.ack = 0;
+
+/* a packet becomes the controller's report of the receivers it stalled */
+#define REPORT \
+        hdr.ip.setInvalid(); hdr.udp.setInvalid(); hdr.bth.setInvalid(); hdr.aeth.setInvalid(); \
+        hdr.cnp.setInvalid(); hdr.icrc.setInvalid(); \
+        hdr.ctl.setValid(); \
+        hdr.eth.type = ETH_AGG; \
+        hdr.ctl.op = CTL_STALLED; hdr.ctl.slot = 0; hdr.ctl.pad = 0; hdr.ctl.group = m.g; \
+        hdr.ctl.psn = m.stalled; hdr.ctl.key = 0;
 
 control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     register<bit<32>>(AGG_GROUPS * AGG_RX) rx_acked;
     register<bit<56>>(AGG_GROUPS * AGG_RX) rx_key;
     register<bit<24>>(AGG_GROUPS * AGG_RX) rx_msn;
     register<bit<5>>(AGG_GROUPS * AGG_RX) rx_credit;
-    register<bit<1>>(AGG_GROUPS * AGG_RX) rx_on;
+    register<bit<1>>(AGG_GROUPS * AGG_RX) rx_on;  /* an active receiver: joined, not stalled, not left */
     register<bit<32>>(AGG_GROUPS) g_min;
     register<bit<32>>(AGG_GROUPS) g_atmin;
+    register<bit<32>>(AGG_GROUPS) g_active;
     register<bit<24>>(AGG_GROUPS) g_msn;
     register<bit<5>>(AGG_GROUPS) g_credit;
     register<bit<32>>(AGG_GROUPS) g_ackout;
@@ -167,20 +208,29 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     register<bit<32>>(AGG_GROUPS) g_nak_out;      /* the PSN the last NAK passed on named */
     register<bit<1>>(AGG_GROUPS) g_cnp_has;
     register<bit<48>>(AGG_GROUPS) g_cnp_time;     /* when the last CNP went on (us) */
+    register<bit<48>>(AGG_GROUPS) g_since;        /* when the minimum last advanced, or data went out after all
+                                                     was acknowledged (us) */
+    register<bit<1>>(AGG_GROUPS) g_ahead_has;
+    register<bit<48>>(AGG_GROUPS) g_ahead;        /* when a receiver ahead of the minimum was last heard from */
     register<bit<48>>(1) agg_clock;               /* nonzero: the time (us) instead of the switch's, for replays */
-    /* per group, 8 each: drops by reason; ACKs in, ACKs out */
+    /* per group, 8 each: drops by reason */
     counter(AGG_GROUPS * 8, CounterType.packets) agg_drops;
     counter(AGG_GROUPS, CounterType.packets) agg_acks_in;
     counter(AGG_GROUPS, CounterType.packets) agg_acks_out;
     counter(AGG_GROUPS, CounterType.packets) agg_naks_in;
     counter(AGG_GROUPS, CounterType.packets) agg_naks_out;
     counter(AGG_GROUPS, CounterType.packets) agg_cnps_in;
+    counter(AGG_GROUPS, CounterType.packets) agg_stalls;
+    counter(AGG_GROUPS, CounterType.packets) agg_common_stalls;
+    counter(1, CounterType.packets) agg_forged;   /* control frames from a port other than the CPU's */
 
-    action vp_group(bit<32> g, bit<1> sees_data, bit<32> sender_ip, bit<24> sender_qpn, bit<48> sender_mac,
-                    bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port, bit<48> cnp_us) {
+    action vp_group(bit<32> g, bit<1> sees_data, bit<32> vp_ip, bit<32> sender_ip, bit<24> sender_qpn,
+                    bit<48> sender_mac, bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port, bit<48> cnp_us,
+                    bit<48> stall_us) {
         m.vp = 1;
         m.g = g;
         m.sees_data = sees_data;
+        m.vp_ip = vp_ip;
         m.sender_ip = sender_ip;
         m.sender_qpn = sender_qpn;
         m.sender_mac = sender_mac;
@@ -188,9 +238,17 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         m.sender_port = sender_port;
         m.onward_port = onward_port;
         m.cnp_us = cnp_us;
+        m.stall_us = stall_us;
     }
+    /* a group by its virtual peer's address (the packets), and by its index (the control frames) */
     table agg_vp {
         key = { hdr.ip.dst: exact; }
+        actions = { vp_group; NoAction; }
+        default_action = NoAction;
+        size = AGG_GROUPS;
+    }
+    table agg_group {
+        key = { hdr.ctl.group: exact; }
         actions = { vp_group; NoAction; }
         default_action = NoAction;
         size = AGG_GROUPS;
@@ -222,49 +280,72 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     }
 
     apply {
-        if (!hdr.bth.isValid()) { mark_to_drop(sm); return; }
-        agg_vp.apply();
-        if (m.vp == 0) { mark_to_drop(sm); return; }
-        bit<1> control_packet = 0;
-        if (hdr.bth.opcode == OP_ACK || hdr.bth.opcode == OP_CNP) { control_packet = 1; }
-        if (control_packet == 0 && hdr.ip.src == m.sender_ip) {
-            /* the sender's data: the next PSN to send follows it */
-            bit<32> sent;
-            g_sentnext.read(sent, m.g);
-            bit<32> p;
-            EXTEND(p, hdr.bth.psn, sent)
-            if (!AFTER(sent, p)) {
-                g_sentnext.write(m.g, p + 1);
-            } else {
-                g_retx.write(m.g, 1);       /* a retransmission: a new NAK round, and one re-ACK */
-                g_reack.write(m.g, 1);
-            }
-            sm.egress_spec = m.onward_port;
-            return;
-        }
-        if (!hdr.aeth.isValid() && !hdr.cnp.isValid()) {
-            agg_drops.count(m.g * 8 + DROP_MALFORMED);
-            mark_to_drop(sm);
-            return;
-        }
-        /* nothing is read of an ACK, NAK or CNP before its ICRC verifies */
-        if (hdr.aeth.isValid()) { icrc_ack(); } else { icrc_cnp(); }
-        bit<32> wire = hdr.icrc.v[7:0] ++ hdr.icrc.v[15:8] ++ hdr.icrc.v[23:16] ++ hdr.icrc.v[31:24];
-        if (m.crc != wire) {
-            agg_drops.count(m.g * 8 + DROP_BAD_ICRC);
-            mark_to_drop(sm);
-            return;
-        }
-        switch (agg_member.apply().action_run) {
-            stranger: { return; }
-        }
-        mark_to_drop(sm);       /* what is not passed on below is consumed */
         bit<48> now = sm.ingress_global_timestamp;
         bit<48> clock = 0;
         agg_clock.read(clock, 0);
         if (clock != 0) { now = clock; }
+        /* ---------------------------------------------------------------- which group, and whose packet */
+        if (hdr.ctl.isValid()) {
+            if (sm.ingress_port != CPU_PORT) {   /* only the controller operates on groups */
+                agg_forged.count(0);
+                mark_to_drop(sm);
+                return;
+            }
+            agg_group.apply();
+            if (m.vp == 0 || hdr.ctl.slot >= AGG_RX) { mark_to_drop(sm); return; }
+            m.i = m.g * AGG_RX + (bit<32>)hdr.ctl.slot;
+        } else {
+            if (!hdr.bth.isValid()) { mark_to_drop(sm); return; }
+            agg_vp.apply();
+            if (m.vp == 0) { mark_to_drop(sm); return; }
+            if (hdr.bth.opcode != OP_ACK && hdr.bth.opcode != OP_CNP && hdr.ip.src == m.sender_ip) {
+                /* the sender's data: the next PSN to send follows it; a PSN behind it is a retransmission */
+                bit<32> sent = 0;
+                bit<32> p = 0;
+                g_sentnext.read(sent, m.g);
+                EXTEND(p, hdr.bth.psn, sent)
+                if (!AFTER(sent, p)) {
+                    bit<32> dmin = 0;
+                    bit<32> dactive = 0;
+                    g_min.read(dmin, m.g);
+                    g_active.read(dactive, m.g);
+                    /* everything was acknowledged: the stall clock starts with this packet */
+                    if (dactive > 0 && dmin == sent - 1) { g_since.write(m.g, now); }
+                    g_sentnext.write(m.g, p + 1);
+                } else {
+                    g_retx.write(m.g, 1);       /* a new NAK round, and one re-ACK */
+                    g_reack.write(m.g, 1);
+                }
+                sm.egress_spec = m.onward_port;
+                return;
+            }
+            if (!hdr.aeth.isValid() && !hdr.cnp.isValid()) {
+                agg_drops.count(m.g * 8 + DROP_MALFORMED);
+                mark_to_drop(sm);
+                return;
+            }
+            /* nothing is read of an ACK, NAK or CNP before its ICRC verifies */
+            if (hdr.aeth.isValid()) { icrc_ack(); } else { icrc_cnp(); }
+            bit<32> wire = hdr.icrc.v[7:0] ++ hdr.icrc.v[15:8] ++ hdr.icrc.v[23:16] ++ hdr.icrc.v[31:24];
+            if (m.crc != wire) {
+                agg_drops.count(m.g * 8 + DROP_BAD_ICRC);
+                mark_to_drop(sm);
+                return;
+            }
+            switch (agg_member.apply().action_run) {
+                stranger: { return; }
+            }
+            bit<1> member_on = 0;
+            rx_on.read(member_on, m.i);
+            if (member_on == 0) {                /* left or stalled: no longer a member */
+                agg_drops.count(m.g * 8 + DROP_NON_MEMBER);
+                mark_to_drop(sm);
+                return;
+            }
+        }
+        mark_to_drop(sm);       /* what does not leave below is consumed */
+        /* ---------------------------------------------------------------- CNPs */
         if (hdr.cnp.isValid()) {
-            /* a CNP goes on to the sender at most once per interval per group */
             agg_cnps_in.count(m.g);
             bit<1> has = 0;
             bit<48> last = 0;
@@ -281,136 +362,290 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             hdr.icrc.v = m.crc[7:0] ++ m.crc[15:8] ++ m.crc[23:16] ++ m.crc[31:24];
             return;
         }
-        bit<3> kind = hdr.aeth.syndrome[7:5];            /* 0: ACK, 1: receiver not ready, 3: NAK */
-        if (kind == 3 && hdr.aeth.syndrome[4:0] != 0) { return; }   /* a fatal NAK: not yet (the stall rule) */
+        /* ---------------------------------------------------------------- the group's state */
         bit<32> sent = 0;
-        g_sentnext.read(sent, m.g);
-        bit<32> p = 0;
-        EXTEND(p, hdr.bth.psn, sent)
-        if (kind == 0) { agg_acks_in.count(m.g); } else { agg_naks_in.count(m.g); }
-        /* an ACK for the next PSN to send or beyond it, as far as 24 bits tell; a NAK that expects it */
-        if (m.sees_data == 1 && !AFTER(sent, p)) {
-            agg_drops.count(m.g * 8 + DROP_BEYOND_SENT);
-            return;
-        }
-        bit<32> old = 0;
         bit<32> min = 0;
+        bit<32> atmin = 0;
+        bit<32> active = 0;
         bit<32> ackout = 0;
         bit<24> gmsn = 0;
         bit<5> gcredit = 0;
-        rx_acked.read(old, m.i);
+        bit<48> since = 0;
+        bit<32> old = 0;
+        bit<1> on = 0;
+        g_sentnext.read(sent, m.g);
         g_min.read(min, m.g);
+        g_atmin.read(atmin, m.g);
+        g_active.read(active, m.g);
         g_ackout.read(ackout, m.g);
         g_msn.read(gmsn, m.g);
         g_credit.read(gcredit, m.g);
-        bit<1> adv = 0;
-        bit<32> np = 0;
-        bit<5> ncredit = 0;
-        if (kind == 0) {
-            if (!AFTER(p, old)) {
-                /* a duplicate or reordered ACK moves nothing back; after a retransmission, one goes on as a
-                   re-ACK of what the sender holds */
-                bit<1> reack = 0;
-                g_reack.read(reack, m.g);
-                if (reack == 1) {
-                    g_reack.write(m.g, 0);
-                    TO_SENDER
-                    ACK_OUT(ackout, gmsn, 3w0 ++ gcredit)
+        g_since.read(since, m.g);
+        rx_acked.read(old, m.i);
+        rx_on.read(on, m.i);
+        bit<32> bit_i = 32w1 << (bit<8>)(m.i - m.g * AGG_RX);
+        bit<1> rescan = 0;      /* the minimum is found again over the group's receivers */
+        bit<1> advanced = 0;    /* ... and an ACK goes on if it advanced (a receiver left, stalled or moved) */
+        bit<3> kind = 0;        /* 0: ACK, 1: receiver not ready, 3: NAK; 7: a control frame */
+        bit<1> is_nak = 0;
+        if (hdr.ctl.isValid()) {
+            kind = 7;
+            if (hdr.ctl.op == CTL_CONFIG) {
+                /* a group starts at its sender's first PSN, with no receiver */
+                bit<32> start = 8w0 ++ hdr.ctl.psn[23:0];
+                g_sentnext.write(m.g, start);
+                g_ackout.write(m.g, start - 1);
+                g_min.write(m.g, start - 1);
+                g_atmin.write(m.g, 0);
+                g_active.write(m.g, 0);
+                g_msn.write(m.g, 0);
+                g_credit.write(m.g, 0);
+                g_since.write(m.g, now);
+                g_retx.write(m.g, 0);
+                g_reack.write(m.g, 0);
+                g_nak_has.write(m.g, 0);
+                g_cnp_has.write(m.g, 0);
+                g_ahead_has.write(m.g, 0);
+                bit<32> base = m.g * AGG_RX;
+#define OFF(S) rx_on.write(base + S, 0);
+                OFF(0) OFF(1) OFF(2) OFF(3) OFF(4) OFF(5) OFF(6) OFF(7) OFF(8) OFF(9) OFF(10) OFF(11) OFF(12) OFF(13)
+                OFF(14) OFF(15) OFF(16) OFF(17) OFF(18) OFF(19) OFF(20) OFF(21) OFF(22) OFF(23) OFF(24) OFF(25)
+                OFF(26) OFF(27) OFF(28) OFF(29) OFF(30) OFF(31)
+                return;
+            } else if (hdr.ctl.op == CTL_JOIN) {
+                /* a receiver holds the minimum from its join PSN (the controller checked it: from the PSN after
+                   the aggregated one, to the next PSN to send) */
+                bit<32> join = 0;
+                bit<32> next = ackout + 1;
+                EXTEND(join, hdr.ctl.psn[23:0], next)
+                rx_acked.write(m.i, join - 1);
+                rx_key.write(m.i, hdr.ctl.key[55:0]);
+                rx_msn.write(m.i, gmsn);
+                rx_credit.write(m.i, gcredit);
+                rx_on.write(m.i, 1);
+                if (active == 0) {
+                    g_min.write(m.g, join - 1);
+                    g_atmin.write(m.g, 1);
+                    g_since.write(m.g, now);
+                } else if (join - 1 == min) {
+                    g_atmin.write(m.g, atmin + 1);
                 }
+                g_active.write(m.g, active + 1);
+                return;
+            } else if (hdr.ctl.op == CTL_LEAVE || hdr.ctl.op == CTL_EVICT) {
+                /* the controller evicts (it found the receiver unreachable) only while another is active */
+                if (on == 0 || hdr.ctl.op == CTL_EVICT && active <= 1) { return; }
+                rx_on.write(m.i, 0);
+                active = active - 1;
+                if (hdr.ctl.op == CTL_EVICT) { m.stalled = bit_i; agg_stalls.count(m.g); }
+                if (old == min) {
+                    atmin = atmin - 1;
+                    if (atmin == 0) { rescan = 1; advanced = 1; }
+                }
+            } else if (hdr.ctl.op == CTL_TICK) {
+                /* the stall rule: the minimum stood still for the stall time with data unacknowledged */
+                bit<1> ahead_has = 0;
+                bit<48> ahead = 0;
+                g_ahead_has.read(ahead_has, m.g);
+                g_ahead.read(ahead, m.g);
+                if (active == 0 || !AFTER(sent - 1, min) || now - since < m.stall_us) { return; }
+                if (atmin >= active || ahead_has == 0 || now - ahead >= m.stall_us) {
+                    /* nobody ahead, or nobody ahead heard from: a stall they all share; the sender's
+                       retransmission recovers it, and the clock starts again */
+                    agg_common_stalls.count(m.g);
+                    g_since.write(m.g, now);
+                    return;
+                }
+                /* the receivers at the minimum lag alone: they no longer hold it back */
+                bit<32> base = m.g * AGG_RX;
+                bit<32> a = 0;
+                bit<1> o = 0;
+#define STALL(S) \
+                rx_on.read(o, base + S); \
+                rx_acked.read(a, base + S); \
+                if (o == 1 && a == min) { \
+                    rx_on.write(base + S, 0); \
+                    active = active - 1; \
+                    m.stalled = m.stalled | (32w1 << S); \
+                    agg_stalls.count(m.g); \
+                }
+                STALL(0) STALL(1) STALL(2) STALL(3) STALL(4) STALL(5) STALL(6) STALL(7)
+                STALL(8) STALL(9) STALL(10) STALL(11) STALL(12) STALL(13) STALL(14) STALL(15)
+                STALL(16) STALL(17) STALL(18) STALL(19) STALL(20) STALL(21) STALL(22) STALL(23)
+                STALL(24) STALL(25) STALL(26) STALL(27) STALL(28) STALL(29) STALL(30) STALL(31)
+                atmin = 0;
+                rescan = 1;
+                advanced = 1;
+            } else {
                 return;
             }
-            adv = 1;
-            np = p;
-            ncredit = hdr.aeth.syndrome[4:0];
-        } else if (kind == 3 && AFTER(p - 1, old)) {
-            /* a sequence error acknowledges everything before the PSN it expects */
-            adv = 1;
-            np = p - 1;
-            rx_credit.read(ncredit, m.i);
-        }
-        bit<1> found_again = 0;
-        if (adv == 1) {
-            rx_acked.write(m.i, np);
-            rx_msn.write(m.i, hdr.aeth.msn);
-            rx_credit.write(m.i, ncredit);
-            bit<32> atmin = 0;
-            g_atmin.read(atmin, m.g);
-            if (old == min && atmin > 1) {
-                g_atmin.write(m.g, atmin - 1);
-            } else if (old == min) {
-                /* it was the last at the minimum: find it again over the group's receivers */
-                bit<32> base = m.g * AGG_RX;
-                bit<32> nmin = np;
-                bit<1> found = 0;
-                bit<32> n = 0;
-                bit<56> hkey = 56w0xFFFFFFFFFFFFFF;
-                bit<24> hmsn = 0;
-                bit<5> hcredit = 0;
-                bit<32> a = 0;
-                bit<1> on = 0;
-                bit<56> k = 0;
-                bit<24> ms = 0;
-                bit<5> cr = 0;
-#define SCAN(S) \
-                rx_on.read(on, base + S); \
-                if (on == 1) { \
-                    rx_acked.read(a, base + S); \
-                    rx_key.read(k, base + S); \
-                    rx_msn.read(ms, base + S); \
-                    rx_credit.read(cr, base + S); \
-                    if (found == 0 || AFTER(nmin, a)) { nmin = a; n = 1; hkey = k; hmsn = ms; hcredit = cr; found = 1; } \
-                    else if (a == nmin) { n = n + 1; if (k < hkey) { hkey = k; hmsn = ms; hcredit = cr; } } \
+            g_active.write(m.g, active);
+            g_atmin.write(m.g, atmin);
+        } else {
+            kind = hdr.aeth.syndrome[7:5];
+            if (kind != 0) { is_nak = 1; }
+            bit<1> fatal = 0;
+            if (kind == 3 && hdr.aeth.syndrome[4:0] != 0) { fatal = 1; }
+            if (kind == 0) { agg_acks_in.count(m.g); } else { agg_naks_in.count(m.g); }
+            if (fatal == 1 && active > 1) {
+                /* an access or operational error: the receiver's QP is broken, the sender's must not be */
+                rx_on.write(m.i, 0);
+                active = active - 1;
+                m.stalled = bit_i;
+                agg_stalls.count(m.g);
+                if (old == min) {
+                    atmin = atmin - 1;
+                    if (atmin == 0) { rescan = 1; advanced = 1; }
                 }
-                SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
-                SCAN(8) SCAN(9) SCAN(10) SCAN(11) SCAN(12) SCAN(13) SCAN(14) SCAN(15)
-                SCAN(16) SCAN(17) SCAN(18) SCAN(19) SCAN(20) SCAN(21) SCAN(22) SCAN(23)
-                SCAN(24) SCAN(25) SCAN(26) SCAN(27) SCAN(28) SCAN(29) SCAN(30) SCAN(31)
+                g_active.write(m.g, active);
+                g_atmin.write(m.g, atmin);
+                kind = 7;                        /* no longer a NAK to pass on */
+                is_nak = 0;
+            } else {
+                bit<32> p = 0;
+                EXTEND(p, hdr.bth.psn, sent)
+                /* an ACK for the next PSN to send or beyond it, as far as 24 bits tell; a NAK that expects it */
+                if (m.sees_data == 1 && !AFTER(sent, p)) {
+                    agg_drops.count(m.g * 8 + DROP_BEYOND_SENT);
+                    return;
+                }
+                bit<1> adv = 0;
+                bit<32> np = 0;
+                bit<5> ncredit = 0;
+                if (kind == 0) {
+                    if (!AFTER(p, old)) {
+                        /* a duplicate or reordered ACK moves nothing back; after a retransmission one goes on
+                           as a re-ACK of what the sender holds */
+                        if (AFTER(old, min)) { g_ahead_has.write(m.g, 1); g_ahead.write(m.g, now); }
+                        bit<1> reack = 0;
+                        g_reack.read(reack, m.g);
+                        if (reack == 1) {
+                            g_reack.write(m.g, 0);
+                            TO_SENDER
+                            ACK_OUT(ackout, gmsn, 3w0 ++ gcredit)
+                        }
+                        return;
+                    }
+                    adv = 1;
+                    np = p;
+                    ncredit = hdr.aeth.syndrome[4:0];
+                } else if (kind == 3 && AFTER(p - 1, old)) {
+                    /* a sequence error acknowledges everything before the PSN it expects */
+                    adv = 1;
+                    np = p - 1;
+                    rx_credit.read(ncredit, m.i);
+                } else {
+                    np = old;
+                }
+                if (adv == 1) {
+                    rx_acked.write(m.i, np);
+                    rx_msn.write(m.i, hdr.aeth.msn);
+                    rx_credit.write(m.i, ncredit);
+                    if (old == min) {
+                        atmin = atmin - 1;
+                        g_atmin.write(m.g, atmin);
+                        if (atmin == 0) { rescan = 1; }
+                    }
+                }
+                /* heard from: if it is ahead of the minimum, the fabric reaches it */
+                if (AFTER(np, min)) { g_ahead_has.write(m.g, 1); g_ahead.write(m.g, now); }
+            }
+        }
+        /* ---------------------------------------------------------------- the minimum, found again */
+        bit<1> found = 0;
+        if (rescan == 1) {
+            bit<32> base = m.g * AGG_RX;
+            bit<32> nmin = 0;
+            bit<32> n = 0;
+            bit<56> hkey = 56w0xFFFFFFFFFFFFFF;
+            bit<24> hmsn = 0;
+            bit<5> hcredit = 0;
+            bit<32> a = 0;
+            bit<1> o = 0;
+            bit<56> k = 0;
+            bit<24> ms = 0;
+            bit<5> cr = 0;
+#define SCAN(S) \
+            rx_on.read(o, base + S); \
+            if (o == 1) { \
+                rx_acked.read(a, base + S); \
+                rx_key.read(k, base + S); \
+                rx_msn.read(ms, base + S); \
+                rx_credit.read(cr, base + S); \
+                if (found == 0 || AFTER(nmin, a)) { nmin = a; n = 1; hkey = k; hmsn = ms; hcredit = cr; found = 1; } \
+                else if (a == nmin) { n = n + 1; if (k < hkey) { hkey = k; hmsn = ms; hcredit = cr; } } \
+            }
+            SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
+            SCAN(8) SCAN(9) SCAN(10) SCAN(11) SCAN(12) SCAN(13) SCAN(14) SCAN(15)
+            SCAN(16) SCAN(17) SCAN(18) SCAN(19) SCAN(20) SCAN(21) SCAN(22) SCAN(23)
+            SCAN(24) SCAN(25) SCAN(26) SCAN(27) SCAN(28) SCAN(29) SCAN(30) SCAN(31)
+            if (found == 1) {
+                if (AFTER(nmin, min)) { g_since.write(m.g, now); }
+                min = nmin;
+                gmsn = hmsn;
+                gcredit = hcredit;
                 g_min.write(m.g, nmin);
                 g_atmin.write(m.g, n);
                 g_msn.write(m.g, hmsn);
                 g_credit.write(m.g, hcredit);
-                min = nmin;
-                gmsn = hmsn;
-                gcredit = hcredit;
-                found_again = 1;
             }
         }
-        if (kind == 0) {
+        /* ---------------------------------------------------------------- what goes on to the sender */
+        if (kind == 0 || advanced == 1) {
             /* one aggregated ACK per advance of the minimum, never beyond it */
-            if (found_again == 1 && AFTER(min, ackout)) {
+            if (found == 1 && AFTER(min, ackout)) {
                 g_ackout.write(m.g, min);
                 g_reack.write(m.g, 0);
                 agg_acks_out.count(m.g);
+                if (hdr.ctl.isValid()) { AS_ACK }
                 TO_SENDER
                 ACK_OUT(min, gmsn, 3w0 ++ gcredit)
+            } else if (advanced == 1) {
+                g_since.write(m.g, now);
             }
-            return;
+        } else if (is_nak == 1) {
+            /* a NAK goes on at once with the PSN after the minimum, once per PSN per retransmission round */
+            bit<32> resend = min + 1;
+            bit<1> nak_has = 0;
+            bit<32> nak_out = 0;
+            bit<1> retx = 0;
+            g_nak_has.read(nak_has, m.g);
+            g_nak_out.read(nak_out, m.g);
+            g_retx.read(retx, m.g);
+            if (nak_has == 1 && resend == nak_out && retx == 0) {
+                agg_drops.count(m.g * 8 + DROP_NAK_REPEATED);
+            } else {
+                g_nak_has.write(m.g, 1);
+                g_nak_out.write(m.g, resend);
+                g_retx.write(m.g, 0);
+                if (AFTER(min, ackout)) { g_ackout.write(m.g, min); g_since.write(m.g, now); }
+                agg_naks_out.count(m.g);
+                /* the last receiver's fatal NAK reaches the sender as it is: the transfer cannot go on */
+                bit<8> syndrome = 0x60;
+                if (kind == 1 || hdr.aeth.syndrome[4:0] != 0 && kind == 3) { syndrome = hdr.aeth.syndrome; }
+                TO_SENDER
+                ACK_OUT(resend, gmsn, syndrome)
+            }
         }
-        /* a NAK goes on at once with the PSN after the minimum, once per PSN per retransmission round */
-        bit<32> resend = min + 1;
-        bit<1> nak_has = 0;
-        bit<32> nak_out = 0;
-        bit<1> retx = 0;
-        g_nak_has.read(nak_has, m.g);
-        g_nak_out.read(nak_out, m.g);
-        g_retx.read(retx, m.g);
-        if (nak_has == 1 && resend == nak_out && retx == 0) {
-            agg_drops.count(m.g * 8 + DROP_NAK_REPEATED);
-            return;
+        /* ---------------------------------------------------------------- the receivers it stalled */
+        if (m.stalled != 0) {
+            if (m.emit == 1) {
+                clone_preserving_field_list(CloneType.I2E, CLONE_TO_CPU, 1);
+            } else {
+                REPORT
+                sm.egress_spec = CPU_PORT;
+            }
         }
-        g_nak_has.write(m.g, 1);
-        g_nak_out.write(m.g, resend);
-        g_retx.write(m.g, 0);
-        if (AFTER(min, ackout)) { g_ackout.write(m.g, min); }
-        agg_naks_out.count(m.g);
-        bit<8> syndrome = 0x60;
-        if (kind == 1) { syndrome = hdr.aeth.syndrome; }
-        TO_SENDER
-        ACK_OUT(resend, gmsn, syndrome)
     }
 }
 
-control AggEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control AggEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        if (sm.instance_type == 1) {    /* the clone for the controller */
+            REPORT
+        }
+    }
+}
 
 control AggCompute(inout headers_t hdr, inout meta_t m) {
     apply {
@@ -423,6 +658,7 @@ control AggCompute(inout headers_t hdr, inout meta_t m) {
 control AggDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.eth);
+        packet.emit(hdr.ctl);
         packet.emit(hdr.ip);
         packet.emit(hdr.udp);
         packet.emit(hdr.bth);

@@ -1,34 +1,38 @@
 /*
  * ACK aggregation in a switch's registers, P4_16 for v1model (BMv2): the specification of
- * org.mcast4ai.engine.reliable.AckAggregator (models/reliable/ack-aggregation.json), for the source leaf of a
- * reliable group. This file holds the part built so far, as a program of its own that ./replay_agg drives with
- * the shared vectors; it is to become a control of mcast4ai.p4 (the source leaf's role) once whole.
+ * org.mcast4ai.engine.reliable.AckAggregator, for the source leaf of a reliable group, passing the same known
+ * answers as the Java specification and the eBPF program (models/reliable/ack-aggregation*.json, ./replay_agg).
+ * A program of its own for now; it is to become the source leaf's control in mcast4ai.p4.
  *
- * Built: every ACK, NAK or CNP to a virtual peer is checked before anything else is read of it: its ICRC (computed
- * over the masked headers with the switch's CRC-32; a bad one is dropped and counted) and its sender (group,
- * address and QPN a member's; anything else is dropped and counted). The sender's data to the virtual peer sets the
- * next PSN to send (a PSN behind it is a retransmission: a new NAK round, one re-ACK); an ACK or NAK at or beyond it,
- * as far as 24 bits tell, is dropped and counted. Each receiver's acknowledged PSN is kept extended past the 24-bit
- * wrap to 32 bits; the group keeps the minimum over its receivers and how many are at it. An ACK (or a sequence
- * error NAK, which acknowledges what is before the PSN it expects) that moves the last receiver at the minimum has
- * the minimum found again over the group's receivers; when it advanced, the packet itself leaves to the sender as
- * the aggregated ACK, from the virtual peer, with the MSN and credit of the receiver at the minimum (of several,
+ * Every ACK, NAK or CNP to a virtual peer is checked before anything else is read of it: its ICRC (computed over
+ * the masked headers with the switch's CRC-32; a bad one is dropped and counted) and its sender (group, address
+ * and QPN of an active member; anything else is dropped and counted). The sender's data to the virtual peer sets
+ * the next PSN to send (a PSN behind it is a retransmission: a new NAK round, one re-ACK); an ACK or NAK at or
+ * beyond it, as far as 24 bits tell, is dropped and counted. Each receiver's acknowledged PSN is kept extended past
+ * the 24-bit wrap to 32 bits; the group keeps the minimum over its active receivers and how many are at it. An ACK
+ * (or a sequence-error NAK, which acknowledges what is before the PSN it expects) that moves the last receiver at
+ * the minimum has it found again over the group's slots; when it advanced, the packet itself leaves to the sender
+ * as the aggregated ACK, from the virtual peer, with the MSN and credit of the receiver at the minimum (of several,
  * the lowest key, address << 24 | QPN), IPv4 checksum and ICRC computed anew. A NAK goes on at once with the PSN
- * after the minimum, once per PSN per retransmission round (a receiver-not-ready NAK with its timer); a duplicate
+ * after the minimum, once per PSN per retransmission round (without the data in sight: per hold-off); a duplicate
  * ACK after a retransmission goes on once as a re-ACK; a CNP at most once per interval per group.
  *
- * Not yet (the vectors that need them are skipped, named, by ./replay_agg): the stall rule and fatal NAKs, joins,
- * leaves and evictions after the start, and aggregation points that do not see the data.
+ * The controller (the CPU port only: a control frame from any other port is dropped and counted) starts a group
+ * (CONFIG), adds and removes receivers (JOIN at a PSN, LEAVE, EVICT: it found one unreachable, never the last
+ * active one) and runs the stall rule (TICK): when the minimum stood still for the stall time with data
+ * unacknowledged, the receivers at it are stalled only if one ahead of them was heard from within that time;
+ * otherwise the stall is common (a loss all share, or the fabric cut between the sender and all of them), counted,
+ * and nobody is evicted. A fatal NAK stalls its receiver, unless it is the last active one, whose NAK reaches the
+ * sender. What a packet stalled goes to the controller as a report (the packet itself, or a clone beside the ACK
+ * it sends the sender). Every path is one pass through the pipeline: no recirculation, no resubmission.
  *
- * State, per group g (AGG_GROUPS) and receiver slot s (AGG_RX), flat index g * AGG_RX + s:
- *   rx_acked  bit<32>  the PSN the receiver acknowledged, extended        rx_key    bit<56>  address << 24 | QPN
- *   rx_msn    bit<24>  its last MSN                                       rx_credit bit<5>   its last credit
- *   rx_on     bit<1>   an active receiver
- *   g_min, g_atmin, g_msn, g_credit, g_ackout, g_sentnext: the group's minimum, the receivers at it, the MSN and
- *   credit the aggregated ACK carries, the PSN the sender holds as acknowledged, the next PSN it will send.
- * The control plane writes the tables (agg_vp: the virtual peer's address to its group and the sender;
- * agg_member: (group, address, QPN) to the slot) and the registers at the start (./replay_agg: what the app's
- * programmer is to write).
+ * State, per group g (AGG_GROUPS) and receiver slot s (AGG_RX, 32 or 128), flat index g * AGG_RX + s:
+ *   rx_acked 32, rx_key 56 (address << 24 | QPN), rx_msn 24, rx_credit 5, rx_on 1: 118 bits a receiver;
+ *   g_min, g_atmin, g_active, g_ackout, g_sentnext, g_nak_out 32 each, g_msn 24, g_credit 5, g_nak_time,
+ *   g_cnp_time, g_since, g_ahead 48 each, g_retx, g_reack, g_nak_has, g_cnp_has, g_ahead_has 1 each: 418 bits a
+ *   group. A switch holds AGG_GROUPS x (418 + 118 AGG_RX) bits: 64 groups of 128 receivers, 121 KiB.
+ * Tables: agg_vp (the virtual peer's address: its group and the sender), agg_group (the same by index, for the
+ * control frames), agg_member ((group, address, QPN): the slot).
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -37,7 +41,18 @@
 #define AGG_GROUPS 64
 #endif
 #ifndef AGG_RX
-#define AGG_RX 32                  /* receivers per group: the scan that finds the minimum again reads each once */
+#define AGG_RX 128                 /* receivers per group (32 or 128): the scan that finds the minimum again reads
+                                      each once */
+#endif
+/* a statement for every receiver slot of a group, unrolled */
+#define R8(M, B) M((B)) M((B) + 1) M((B) + 2) M((B) + 3) M((B) + 4) M((B) + 5) M((B) + 6) M((B) + 7)
+#define R32(M, B) R8(M, (B)) R8(M, (B) + 8) R8(M, (B) + 16) R8(M, (B) + 24)
+#if AGG_RX == 32
+#define ALL_SLOTS(M) R32(M, 0)
+#elif AGG_RX == 128
+#define ALL_SLOTS(M) R32(M, 0) R32(M, 32) R32(M, 64) R32(M, 96)
+#else
+#error "AGG_RX: 32 or 128"
 #endif
 #define CPU_PORT 255
 #define ROCE_PORT 4791
@@ -64,8 +79,8 @@
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> type; }
 /* from the CPU port: an operation on a group's receiver (its slot; JOIN: its first PSN and key); to it: the
-   receivers a packet stalled (psn: one bit per slot, slot 0 the least significant) */
-header ctl_t { bit<8> op; bit<8> slot; bit<16> pad; bit<32> group; bit<32> psn; bit<64> key; }
+   receivers a packet stalled (one bit per slot, slot 0 the least significant) */
+header ctl_t { bit<8> op; bit<8> slot; bit<16> pad; bit<32> group; bit<32> psn; bit<64> key; bit<128> stalled; }
 header ipv4_t {
     bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<16> id; bit<16> frag; bit<8> ttl; bit<8> proto;
     bit<16> csum; bit<32> src; bit<32> dst;
@@ -101,9 +116,10 @@ struct meta_t {
     bit<9> onward_port;
     bit<48> cnp_us;            /* at most one CNP to the sender per this many microseconds */
     bit<48> stall_us;          /* the minimum may stand still this long with data unacknowledged */
+    bit<48> holdoff_us;        /* without the data in sight: a NAK for the same PSN is not repeated this long */
     bit<32> crc;
     bit<1> emit;               /* the packet leaves to the sender */
-    @field_list(1) bit<32> stalled;   /* the slots this packet stalled */
+    @field_list(1) bit<128> stalled;  /* the slots this packet stalled */
 }
 
 parser AggParser(packet_in packet, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
@@ -187,7 +203,7 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
         hdr.ctl.setValid(); \
         hdr.eth.type = ETH_AGG; \
         hdr.ctl.op = CTL_STALLED; hdr.ctl.slot = 0; hdr.ctl.pad = 0; hdr.ctl.group = m.g; \
-        hdr.ctl.psn = m.stalled; hdr.ctl.key = 0;
+        hdr.ctl.psn = 0; hdr.ctl.key = 0; hdr.ctl.stalled = m.stalled;
 
 control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     register<bit<32>>(AGG_GROUPS * AGG_RX) rx_acked;
@@ -206,6 +222,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     register<bit<1>>(AGG_GROUPS) g_reack;         /* ... since the last ACK went on: one duplicate is re-ACKed */
     register<bit<1>>(AGG_GROUPS) g_nak_has;
     register<bit<32>>(AGG_GROUPS) g_nak_out;      /* the PSN the last NAK passed on named */
+    register<bit<48>>(AGG_GROUPS) g_nak_time;     /* ... and when */
     register<bit<1>>(AGG_GROUPS) g_cnp_has;
     register<bit<48>>(AGG_GROUPS) g_cnp_time;     /* when the last CNP went on (us) */
     register<bit<48>>(AGG_GROUPS) g_since;        /* when the minimum last advanced, or data went out after all
@@ -226,7 +243,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
 
     action vp_group(bit<32> g, bit<1> sees_data, bit<32> vp_ip, bit<32> sender_ip, bit<24> sender_qpn,
                     bit<48> sender_mac, bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port, bit<48> cnp_us,
-                    bit<48> stall_us) {
+                    bit<48> stall_us, bit<48> holdoff_us) {
         m.vp = 1;
         m.g = g;
         m.sees_data = sees_data;
@@ -239,6 +256,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         m.onward_port = onward_port;
         m.cnp_us = cnp_us;
         m.stall_us = stall_us;
+        m.holdoff_us = holdoff_us;
     }
     /* a group by its virtual peer's address (the packets), and by its index (the control frames) */
     table agg_vp {
@@ -383,7 +401,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         g_since.read(since, m.g);
         rx_acked.read(old, m.i);
         rx_on.read(on, m.i);
-        bit<32> bit_i = 32w1 << (bit<8>)(m.i - m.g * AGG_RX);
+        bit<128> bit_i = 128w1 << (bit<8>)(m.i - m.g * AGG_RX);
         bit<1> rescan = 0;      /* the minimum is found again over the group's receivers */
         bit<1> advanced = 0;    /* ... and an ACK goes on if it advanced (a receiver left, stalled or moved) */
         bit<3> kind = 0;        /* 0: ACK, 1: receiver not ready, 3: NAK; 7: a control frame */
@@ -407,10 +425,8 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                 g_cnp_has.write(m.g, 0);
                 g_ahead_has.write(m.g, 0);
                 bit<32> base = m.g * AGG_RX;
-#define OFF(S) rx_on.write(base + S, 0);
-                OFF(0) OFF(1) OFF(2) OFF(3) OFF(4) OFF(5) OFF(6) OFF(7) OFF(8) OFF(9) OFF(10) OFF(11) OFF(12) OFF(13)
-                OFF(14) OFF(15) OFF(16) OFF(17) OFF(18) OFF(19) OFF(20) OFF(21) OFF(22) OFF(23) OFF(24) OFF(25)
-                OFF(26) OFF(27) OFF(28) OFF(29) OFF(30) OFF(31)
+#define OFF(S) rx_on.write(base + (S), 0);
+                ALL_SLOTS(OFF)
                 return;
             } else if (hdr.ctl.op == CTL_JOIN) {
                 /* a receiver holds the minimum from its join PSN (the controller checked it: from the PSN after
@@ -448,7 +464,10 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                 bit<48> ahead = 0;
                 g_ahead_has.read(ahead_has, m.g);
                 g_ahead.read(ahead, m.g);
-                if (active == 0 || !AFTER(sent - 1, min) || now - since < m.stall_us) { return; }
+                /* data unacknowledged; without the data in sight, as far as ACKs ahead tell */
+                bit<1> outstanding = 0;
+                if (AFTER(sent - 1, min) && (m.sees_data == 1 || AFTER(sent - 1, ackout))) { outstanding = 1; }
+                if (active == 0 || outstanding == 0 || now - since < m.stall_us) { return; }
                 if (atmin >= active || ahead_has == 0 || now - ahead >= m.stall_us) {
                     /* nobody ahead, or nobody ahead heard from: a stall they all share; the sender's
                        retransmission recovers it, and the clock starts again */
@@ -461,18 +480,15 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                 bit<32> a = 0;
                 bit<1> o = 0;
 #define STALL(S) \
-                rx_on.read(o, base + S); \
-                rx_acked.read(a, base + S); \
+                rx_on.read(o, base + (S)); \
+                rx_acked.read(a, base + (S)); \
                 if (o == 1 && a == min) { \
-                    rx_on.write(base + S, 0); \
+                    rx_on.write(base + (S), 0); \
                     active = active - 1; \
-                    m.stalled = m.stalled | (32w1 << S); \
+                    m.stalled = m.stalled | (128w1 << (S)); \
                     agg_stalls.count(m.g); \
                 }
-                STALL(0) STALL(1) STALL(2) STALL(3) STALL(4) STALL(5) STALL(6) STALL(7)
-                STALL(8) STALL(9) STALL(10) STALL(11) STALL(12) STALL(13) STALL(14) STALL(15)
-                STALL(16) STALL(17) STALL(18) STALL(19) STALL(20) STALL(21) STALL(22) STALL(23)
-                STALL(24) STALL(25) STALL(26) STALL(27) STALL(28) STALL(29) STALL(30) STALL(31)
+                ALL_SLOTS(STALL)
                 atmin = 0;
                 rescan = 1;
                 advanced = 1;
@@ -502,8 +518,12 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                 kind = 7;                        /* no longer a NAK to pass on */
                 is_nak = 0;
             } else {
+                /* where the data is in sight, the PSN is placed against what was sent; otherwise against what the
+                   receiver acknowledged (a NAK: the PSN after it) */
+                bit<32> ref = sent;
+                if (m.sees_data == 0) { ref = old; if (kind != 0) { ref = old + 1; } }
                 bit<32> p = 0;
-                EXTEND(p, hdr.bth.psn, sent)
+                EXTEND(p, hdr.bth.psn, ref)
                 /* an ACK for the next PSN to send or beyond it, as far as 24 bits tell; a NAK that expects it */
                 if (m.sees_data == 1 && !AFTER(sent, p)) {
                     agg_drops.count(m.g * 8 + DROP_BEYOND_SENT);
@@ -541,6 +561,12 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                     rx_acked.write(m.i, np);
                     rx_msn.write(m.i, hdr.aeth.msn);
                     rx_credit.write(m.i, ncredit);
+                    if (m.sees_data == 0 && !AFTER(sent, np)) {
+                        /* without the data in sight an ACK ahead is taken as given; if everything was
+                           acknowledged alike, the stall clock starts with this first receiver ahead */
+                        if (sent - 1 == min) { g_since.write(m.g, now); }
+                        g_sentnext.write(m.g, np + 1);
+                    }
                     if (old == min) {
                         atmin = atmin - 1;
                         g_atmin.write(m.g, atmin);
@@ -566,19 +592,16 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             bit<24> ms = 0;
             bit<5> cr = 0;
 #define SCAN(S) \
-            rx_on.read(o, base + S); \
+            rx_on.read(o, base + (S)); \
             if (o == 1) { \
-                rx_acked.read(a, base + S); \
-                rx_key.read(k, base + S); \
-                rx_msn.read(ms, base + S); \
-                rx_credit.read(cr, base + S); \
+                rx_acked.read(a, base + (S)); \
+                rx_key.read(k, base + (S)); \
+                rx_msn.read(ms, base + (S)); \
+                rx_credit.read(cr, base + (S)); \
                 if (found == 0 || AFTER(nmin, a)) { nmin = a; n = 1; hkey = k; hmsn = ms; hcredit = cr; found = 1; } \
                 else if (a == nmin) { n = n + 1; if (k < hkey) { hkey = k; hmsn = ms; hcredit = cr; } } \
             }
-            SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
-            SCAN(8) SCAN(9) SCAN(10) SCAN(11) SCAN(12) SCAN(13) SCAN(14) SCAN(15)
-            SCAN(16) SCAN(17) SCAN(18) SCAN(19) SCAN(20) SCAN(21) SCAN(22) SCAN(23)
-            SCAN(24) SCAN(25) SCAN(26) SCAN(27) SCAN(28) SCAN(29) SCAN(30) SCAN(31)
+            ALL_SLOTS(SCAN)
             if (found == 1) {
                 if (AFTER(nmin, min)) { g_since.write(m.g, now); }
                 min = nmin;
@@ -609,14 +632,20 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             bit<1> nak_has = 0;
             bit<32> nak_out = 0;
             bit<1> retx = 0;
+            bit<48> nak_time = 0;
             g_nak_has.read(nak_has, m.g);
             g_nak_out.read(nak_out, m.g);
             g_retx.read(retx, m.g);
-            if (nak_has == 1 && resend == nak_out && retx == 0) {
+            g_nak_time.read(nak_time, m.g);
+            /* a new round: the sender retransmitted; without the data in sight, the hold-off passed */
+            bit<1> round = retx;
+            if (m.sees_data == 0 && now - nak_time >= m.holdoff_us) { round = 1; }
+            if (nak_has == 1 && resend == nak_out && round == 0) {
                 agg_drops.count(m.g * 8 + DROP_NAK_REPEATED);
             } else {
                 g_nak_has.write(m.g, 1);
                 g_nak_out.write(m.g, resend);
+                g_nak_time.write(m.g, now);
                 g_retx.write(m.g, 0);
                 if (AFTER(min, ackout)) { g_ackout.write(m.g, min); g_since.write(m.g, now); }
                 agg_naks_out.count(m.g);

@@ -335,7 +335,12 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
         P4Replication headers = p4;
         tracer = new org.mcast4ai.impl.trace.GroupTracer(snapshots::view, hostResolver,
                 bitmaps.programmer() == null ? null
-                        : (f, stamp) -> org.mcast4ai.impl.bitmap.BitmapWalk.walk(bitmaps.layout(f), f, stamp),
+                        : (f, stamp) -> {
+                            // the tables as the switches hold them, over the links there are now
+                            org.mcast4ai.impl.bitmap.BitmapLayout held = bitmaps.programmer().layoutInPlace();
+                            return org.mcast4ai.impl.bitmap.BitmapWalk.walk(held != null ? held : bitmaps.layout(f),
+                                    f, stamp);
+                        },
                 headers == null ? null : headers::trace);
         installer = new GroupInstaller(store, new Desired.Compiler(new GroupCompiler(hostResolver, trees), bitmaps, p4),
                 snapshots, writers, deviceService::isAvailable, index, lanes, timer, System::currentTimeMillis,

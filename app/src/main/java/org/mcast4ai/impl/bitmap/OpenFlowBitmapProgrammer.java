@@ -63,6 +63,8 @@ public final class OpenFlowBitmapProgrammer {
     private Map<DeviceId, BitmapPlanner.DeviceEntries> pending = Map.of();
     private final Set<DeviceId> dirty = new HashSet<>();
     private CompletableFuture<Void> lastStatic = CompletableFuture.completedFuture(null);
+    // the layout of the last applyStatic every connected switch acknowledged: what packets follow now
+    private BitmapLayout inPlace;
 
     /**
      * @param flowRuleService flow rules
@@ -109,6 +111,22 @@ public final class OpenFlowBitmapProgrammer {
         return layout.whyNot();
     }
 
+    /**
+     * What a group's packets follow now: the layout the switches' static tables were last brought in line with
+     * (every connected switch acknowledged it), not the current fabric's, which the tables follow only once
+     * acknowledged (after a link comes back, for a few seconds, the current layout already uses it and the
+     * tables do not).
+     *
+     * @return that layout, or null before the first or after {@link #removeStatic}
+     */
+    public synchronized BitmapLayout layoutInPlace() {
+        return inPlace;
+    }
+
+    private synchronized void inPlace(BitmapLayout layout) {
+        inPlace = layout;
+    }
+
     /** @return the static entries the switches hold after the last completed {@link #applyStatic} */
     public synchronized Map<DeviceId, BitmapPlanner.DeviceEntries> installedStatic() {
         return installed;
@@ -129,7 +147,8 @@ public final class OpenFlowBitmapProgrammer {
         }
         Map<DeviceId, BitmapPlanner.DeviceEntries> target = planner.staticEntries(layout);
         CompletableFuture<Void> next = lastStatic.handle((v, e) -> null)
-                .thenCompose(x -> sync(target, false, layout.fabric()));
+                .thenCompose(x -> sync(target, false, layout.fabric()))
+                .thenRun(() -> inPlace(layout));
         lastStatic = next;
         return next;
     }
@@ -141,7 +160,8 @@ public final class OpenFlowBitmapProgrammer {
      * @return completes when the switches acknowledged the removal of the rules
      */
     public synchronized CompletableFuture<Void> removeStatic() {
-        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of(), true, null));
+        CompletableFuture<Void> next = lastStatic.handle((v, e) -> null).thenCompose(x -> sync(Map.of(), true, null))
+                .thenRun(() -> inPlace(null));
         lastStatic = next;
         return next;
     }

@@ -93,6 +93,29 @@ class OpenFlowBitmapProgrammerTest {
     }
 
     @Test
+    void theLayoutInPlaceIsTheLastOneEverySwitchAcknowledged() throws Exception {
+        assertEquals(null, programmer.layoutInPlace());
+        BitmapLayout first = installed(programmer);
+        assertEquals(first, programmer.layoutInPlace());
+        // a link back, a spine more: the current layout uses it at once, the switches only once they acknowledge
+        BitmapLayout more = BitmapLayout.of(BitmapFabrics.leafSpine(3, 4, 2));
+        CompletableFuture<Void> done = programmer.applyStatic(more);
+        assertEquals(first, programmer.layoutInPlace(), "the packets still follow the tables the switches hold");
+        for (int i = 0; i < 4 && !done.isDone(); i++) {
+            groups.answer(GroupEvent.Type.GROUP_ADDED);
+            flows.ackPending();
+        }
+        done.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(more, programmer.layoutInPlace());
+        programmer.removeStatic();
+        for (int i = 0; i < 4 && programmer.layoutInPlace() != null; i++) {
+            groups.answer(GroupEvent.Type.GROUP_REMOVED);
+            flows.ackPending();
+        }
+        assertEquals(null, programmer.layoutInPlace(), "no tables, nothing followed");
+    }
+
+    @Test
     void onceRecordedANewEgressGroupGoesJustBeforeTheRulesThatNameIt() throws Exception {
         installed(programmer);
         BitmapLayout more = BitmapLayout.of(BitmapFabrics.leafSpine(2, 4, 3));

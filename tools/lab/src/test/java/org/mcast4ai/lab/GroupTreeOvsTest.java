@@ -78,24 +78,38 @@ class GroupTreeOvsTest {
         return out;
     }
 
-    // the directed links ("bridge/port") whose sending port carried the group's packets
-    /*
-     * The ports that carried the packets, measured again for a while when they are not yet the tree reported:
-     * after a link returns (the test before may have restored one), the switches' failover and the app's view of
-     * the fabric converge in a few hundred milliseconds, and the report is the converged picture.
-     */
-    private Set<String> carriedOnceSettled(String address, List<String> members, Set<String> want) throws Exception {
-        // a link the previous test restored may still be on its way back into the static BITMAP tables (seen: over
-        // 5 s on a loaded 2-core CI machine); a disagreement that lasts is still a failure
-        long deadline = System.currentTimeMillis() + 15_000;
-        Set<String> got = carried(address, members);
-        while (!got.equals(want) && System.currentTimeMillis() < deadline) {
-            Thread.sleep(250);
-            got = carried(address, members);
+    /** The tree the service reports and the ports that carried a delivery, taken together. */
+    private static final class Seen {
+        final JsonNode tree;
+        final Set<String> reported;
+        final Set<String> carried;
+
+        Seen(JsonNode tree, Set<String> reported, Set<String> carried) {
+            this.tree = tree;
+            this.reported = reported;
+            this.carried = carried;
         }
-        return got;
     }
 
+    /*
+     * The tree reported and the ports that carried the packets, both read again while they disagree: after a link
+     * returns (the test before may have restored one), the switches' failover, the static BITMAP tables and the
+     * app's view of the fabric converge in a few hundred milliseconds to seconds on a loaded 2-core machine, and
+     * the report follows the tables the switches acknowledged; a disagreement that lasts is still a failure.
+     */
+    private Seen settled(long id, String address, List<String> members) throws Exception {
+        long deadline = System.currentTimeMillis() + 15_000;
+        JsonNode tree = tree(id);
+        Set<String> got = carried(address, members);
+        while (!got.equals(treeLinks(tree)) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(250);
+            tree = tree(id);
+            got = carried(address, members);
+        }
+        return new Seen(tree, treeLinks(tree), got);
+    }
+
+    // the directed links ("bridge/port") whose sending port carried the group's packets
     private Set<String> carried(String address, List<String> members) throws Exception {
         Map<String, Long> before = txCounts();
         JsonNode summary = LabHarness.deliver(running.fabricFile, SOURCE, address, members, PACKETS);
@@ -143,12 +157,12 @@ class GroupTreeOvsTest {
         assertEquals(mode, g.path("effectiveMode").asText(), g.toString());
         String address = g.path("address").asText();
 
-        JsonNode tree = tree(id);
+        Seen before = settled(id, address, members);
+        JsonNode tree = before.tree;
         assertEquals(members.size(), tree.path("paths").size(), tree.toString());
-        Set<String> want = treeLinks(tree);
-        Set<String> got = carriedOnceSettled(address, members, want);
-        System.out.println("group-tree-ovs: " + mode + " tree links " + want + ", ports that sent the packets " + got);
-        assertEquals(want, got, tree.toString());
+        System.out.println("group-tree-ovs: " + mode + " tree links " + before.reported
+                + ", ports that sent the packets " + before.carried);
+        assertEquals(before.reported, before.carried, tree.toString());
 
         // the link the tree goes up by from the source's leaf fails; the tree the service reports follows, and
         // it is still where the packets go
@@ -175,12 +189,12 @@ class GroupTreeOvsTest {
             System.out.printf("group-tree-ovs: %s tree rerouted in the report %.0f ms after the cut began%n", mode,
                     (System.nanoTime() - cutAt) / 1e6);
             assertEquals("INSTALLED", running.rest.await(id, SETTLE_MS).path("state").asText());
-            Set<String> rerouted = treeLinks(after);
-            assertFalse(rerouted.contains(cut), "the failed link left the tree: " + after);
-            Set<String> carriedNow = carriedOnceSettled(address, members, rerouted);
-            System.out.println("group-tree-ovs: " + mode + " after the cut: tree links " + rerouted
-                    + ", ports that sent the packets " + carriedNow);
-            assertEquals(rerouted, carriedNow, after.toString());
+            assertFalse(treeLinks(after).contains(cut), "the failed link left the tree: " + after);
+            Seen now = settled(id, address, members);
+            System.out.println("group-tree-ovs: " + mode + " after the cut: tree links " + now.reported
+                    + ", ports that sent the packets " + now.carried);
+            assertFalse(now.reported.contains(cut), "the failed link left the tree: " + now.tree);
+            assertEquals(now.reported, now.carried, now.tree.toString());
         } finally {
             fabric("restore-link", name(sourceLeaf), name(spine));
         }

@@ -79,15 +79,17 @@ class GroupTreeOvsTest {
     }
 
     /** The tree the service reports and the ports that carried a delivery, taken together. */
-    private static final class Seen {
+    private final class Seen {
         final JsonNode tree;
-        final Set<String> reported;
         final Set<String> carried;
 
-        Seen(JsonNode tree, Set<String> reported, Set<String> carried) {
+        Seen(JsonNode tree, Set<String> carried) {
             this.tree = tree;
-            this.reported = reported;
             this.carried = carried;
+        }
+
+        Set<String> reported() {
+            return treeLinks(tree);
         }
     }
 
@@ -106,7 +108,7 @@ class GroupTreeOvsTest {
             tree = tree(id);
             got = carried(address, members);
         }
-        return new Seen(tree, treeLinks(tree), got);
+        return new Seen(tree, got);
     }
 
     // the directed links ("bridge/port") whose sending port carried the group's packets
@@ -160,9 +162,9 @@ class GroupTreeOvsTest {
         Seen before = settled(id, address, members);
         JsonNode tree = before.tree;
         assertEquals(members.size(), tree.path("paths").size(), tree.toString());
-        System.out.println("group-tree-ovs: " + mode + " tree links " + before.reported
+        System.out.println("group-tree-ovs: " + mode + " tree links " + before.reported()
                 + ", ports that sent the packets " + before.carried);
-        assertEquals(before.reported, before.carried, tree.toString());
+        assertEquals(before.reported(), before.carried, tree.toString());
 
         // the link the tree goes up by from the source's leaf fails; the tree the service reports follows, and
         // it is still where the packets go
@@ -191,10 +193,10 @@ class GroupTreeOvsTest {
             assertEquals("INSTALLED", running.rest.await(id, SETTLE_MS).path("state").asText());
             assertFalse(treeLinks(after).contains(cut), "the failed link left the tree: " + after);
             Seen now = settled(id, address, members);
-            System.out.println("group-tree-ovs: " + mode + " after the cut: tree links " + now.reported
+            System.out.println("group-tree-ovs: " + mode + " after the cut: tree links " + now.reported()
                     + ", ports that sent the packets " + now.carried);
-            assertFalse(now.reported.contains(cut), "the failed link left the tree: " + now.tree);
-            assertEquals(now.reported, now.carried, now.tree.toString());
+            assertFalse(now.reported().contains(cut), "the failed link left the tree: " + now.tree);
+            assertEquals(now.reported(), now.carried, now.tree.toString());
         } finally {
             fabric("restore-link", name(sourceLeaf), name(spine));
         }

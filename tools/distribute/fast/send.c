@@ -29,7 +29,6 @@ struct rx {
     double queued;                 /* seconds its last checkpoint spent in queues, over the lowest */
 };
 
-
 struct sender {
     struct args *a;
     struct common c;
@@ -399,7 +398,7 @@ static double binom_cdf(int n, double p, int x) {   /* P(Bin(n, p) <= x) */
  * The rate. By half every 8 blocks until the first congestion, then by 5 % every 8 blocks up to just under where the
  * path last dropped (the ceiling: the highest rate of the windows that lost), held there for HOLD_S, and only
  * then probed above by 1 % every 8 blocks; a probe that passes the ceiling by 5 % without loss forgets it. A
- * congestion episode is cut once, to 85 % of the ceiling: its losses in the next SETTLE windows are what was sent
+ * congestion episode is cut once, to 85 % of the ceiling (of the rate, if that is lower already): its losses in the next SETTLE windows are what was sent
  * before the cut (the switch's queue draining), not news. A sawtooth that grows into the drop point every second
  * and cuts three times for each of its episodes pays a repair of every receiver's tail of each; the ceiling
  * reaches the same point once in a few seconds, and spends the time between just under it rather than at 50-100 %.

@@ -65,7 +65,6 @@ def sha(path):
     return h.hexdigest()
 
 
-
 def switch_drops():
     """The packets OVS's host ports dropped because their buffer was full: the drop counts of ovs-vswitchd's packet
     sockets (ss -0 -m), summed; None without ss."""
@@ -81,6 +80,7 @@ def switch_drops():
         if owner and m:
             total += int(m.group(1))
     return total
+
 
 class Lab:
     def __init__(self, a):

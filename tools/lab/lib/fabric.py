@@ -8,8 +8,8 @@ Called by tools/lab/fabric after it has made sure OVS and iproute2 are present.
 """
 
 import argparse
-import contextlib
 import array
+import contextlib
 import ctypes
 import fcntl
 import glob

@@ -140,6 +140,8 @@ const bit<16> ROCE_PORT = 4791;
 
 error { BadVersion, BadSection }
 
+#include "agg/agg_types.p4"
+
 @controller_header("packet_in")
 header packet_in_t { bit<9> ingress_port; bit<7> pad; }
 @controller_header("packet_out")
@@ -179,6 +181,7 @@ struct headers_t {
     packet_in_t packet_in;
     packet_out_t packet_out;
     ethernet_t eth;
+    ctl_t ctl;                 /* the aggregator's control frames and reports */
     st32_t[STAMP_32] st32;
     st16_t st16;
     st8_t st8;
@@ -204,6 +207,8 @@ struct headers_t {
     ipv6_t in6;
     udp_t udp;
     bth_t bth;
+    aeth_t aeth;               /* an ACK's or NAK's, which the aggregator reads (otherwise it is payload) */
+    cnp_t cnp;
     payload_t payload;
     icrc_t icrc;
 }
@@ -273,6 +278,11 @@ struct meta_t {
     bit<LEAF_SET> chk_leaves;          /* the leaves the group has receivers on */
     bit<64> chk_own;                   /* this leaf's slots the header may name, MSB first */
     bit<128> grp_dst;                  /* the group's address: IPv6, or IPv4 as ::ffff:a.b.c.d */
+    bit<1> acking;                     /* a receiver's ACK, NAK or CNP on its way to its group's source leaf */
+    bit<1> ack_ok;                     /* ... from the host its port has */
+    bit<1> ack_hit;                    /* ... whose virtual peer's source leaf is known */
+    bit<16> ack_index;                 /* ... the group's sender's bit index */
+    AGG_META
 }
 
 #define X1(ST) packet.extract(hdr.ST.next);
@@ -308,7 +318,12 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     state parse_eth {
         packet.extract(hdr.eth);
         transition select(hdr.eth.type) {
-            ETH_MCAST4AI: parse_fixed; ETH_IPV6: inner_v6; ETH_IPV4: inner_v4; default: accept; }
+            ETH_MCAST4AI: parse_fixed; ETH_IPV6: inner_v6; ETH_IPV4: inner_v4; ETH_AGG_CTL: parse_ctl;
+            default: accept; }
+    }
+    state parse_ctl {
+        packet.extract(hdr.ctl);
+        transition accept;
     }
     state parse_fixed {
         packet.extract(hdr.fixed);
@@ -393,6 +408,25 @@ parser McastParser(packet_in packet, out headers_t hdr, inout meta_t m, inout st
     }
     state roce {
         packet.extract(hdr.bth);
+        /* an ACK is BTH, AETH and ICRC (28 bytes with the UDP header), a CNP BTH, 16 reserved bytes and ICRC (40):
+           their fields are what the aggregator reads */
+        transition select(hdr.bth.opcode, hdr.udp.len) {
+            (OP_ACK, 28): roce_ack;
+            (OP_CNP, 40): roce_cnp;
+            default: roce_payload;
+        }
+    }
+    state roce_ack {
+        packet.extract(hdr.aeth);
+        packet.extract(hdr.icrc);
+        transition accept;
+    }
+    state roce_cnp {
+        packet.extract(hdr.cnp);
+        packet.extract(hdr.icrc);
+        transition accept;
+    }
+    state roce_payload {
         packet.extract(hdr.payload, ((bit<32>)(hdr.udp.len - 24)) << 3);
         packet.extract(hdr.icrc);
         transition accept;
@@ -522,6 +556,27 @@ control McastVerifyChecksum(inout headers_t hdr, inout meta_t m) {
 /* egress: the leaves uplink Q takes of a split copy */
 #define TAKEN(Q) if (m.out_index == Q) { m.kset = m.a##Q; }
 
+/* the header removed: what follows it is the packet inside */
+#define STRIP_HEADER \
+        hdr.eth.type = hdr.fixed.ipv4 == 1 ? ETH_IPV4 : ETH_IPV6; \
+        hdr.fixed.setInvalid(); \
+        hdr.hs0.setInvalid(); hdr.h0.pop_front(31); \
+        hdr.hs1.setInvalid(); hdr.h1.pop_front(31); \
+        hdr.hs2.setInvalid(); hdr.h2.pop_front(31); \
+        hdr.hs3.setInvalid(); hdr.h3.pop_front(31); \
+        hdr.rs0.setInvalid(); hdr.r0.pop_front(31); \
+        hdr.rs1.setInvalid(); hdr.r1.pop_front(31); \
+        hdr.ls0.setInvalid(); hdr.l0.pop_front(31); \
+        hdr.ps0.setInvalid(); hdr.p0.pop_front(31); \
+        hdr.ps1.setInvalid(); hdr.p1.pop_front(31); \
+        hdr.bs0.setInvalid(); hdr.bb0.setInvalid(); hdr.b0.pop_front(31); \
+        hdr.bs1.setInvalid(); hdr.bb1.setInvalid(); hdr.b1.pop_front(31); \
+        hdr.bs2.setInvalid(); hdr.bb2.setInvalid(); hdr.b2.pop_front(31); \
+        hdr.bs3.setInvalid(); hdr.bb3.setInvalid(); hdr.b3.pop_front(31); \
+        hdr.end.setInvalid();
+
+#include "agg/agg_control.p4"
+
 control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     /* receivers a switch could not serve: no uplink reaches them, or they came down to a switch not below */
     counter(1, CounterType.packets) unserved;
@@ -538,6 +593,13 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
        port and the group's address (a foreign group, or another host's), 2 dropped for naming a leaf the group has
        no receiver on or a slot of this leaf that is not the group's (widened) */
     counter(3, CounterType.packets) senders;
+    /* receivers' ACKs, NAKs and CNPs to a virtual peer, at a leaf: 0 sent on from a receiver's port towards the
+       peer's source leaf, 1 dropped because the port's host is not who the packet says (MAC and address), 2
+       dropped for want of the peer's source leaf, 3 dropped: carried in a header from a host, bare from the fabric,
+       or come down to a leaf that does not aggregate its peer */
+    counter(4, CounterType.packets) acks;
+
+    AckAgg() agg;
 
     action drop() {
         mark_to_drop(sm);
@@ -634,13 +696,45 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
         size = 4096;
     }
 
+    /* the host on a receiver's port, as the controller knows it: a receiver's ACK must come from its own MAC and
+       address (no host speaks for another to an aggregator) */
+    action host_ok() {
+        m.ack_ok = 1;
+    }
+
+    table ack_src {
+        key = { sm.ingress_port: exact @name("ingress_port"); hdr.eth.src: exact @name("mac");
+                hdr.in4.src: exact @name("src"); }
+        actions = { host_ok; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
+    /* a virtual peer's source leaf, at a receiver's leaf: the bit index of the group's sender, which the ACK goes
+       to in a HOST entry (transit switches keep nothing of the group) */
+    action to_source(bit<16> index) {
+        m.ack_hit = 1;
+        m.ack_index = index;
+    }
+
+    table ack_vp {
+        key = { hdr.in4.dst: exact @name("vp"); }
+        actions = { to_source; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
     apply {
         m.to_cpu = 0;
         m.sub_fix = 0;
         m.sub_delta = 0;
         /* a stamped packet come round has lost its ingress port: the sender's port was kept */
         m.in_port = m.stamped == 1 ? m.stamp_port : sm.ingress_port;
-        if (hdr.packet_out.isValid()) {
+        bit<2> agg_call = 0;    /* 1 a control frame, 2 an ACK, NAK or CNP, 3 data from a host: the aggregator's */
+        if (hdr.ctl.isValid()) {
+            hdr.packet_out.setInvalid();
+            agg_call = 1;
+        } else if (hdr.packet_out.isValid()) {
             m.to_cpu = 1;
             sm.egress_spec = hdr.packet_out.egress_port;
             hdr.packet_out.setInvalid();
@@ -662,6 +756,70 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             if (m.stamped == 0) {
                 uplink_port.apply();
             }
+            if (m.is_leaf == 1 && m.stamped == 0 && sm.parser_error == error.NoError && hdr.in4.isValid()
+                    && hdr.bth.isValid() && (hdr.bth.opcode == OP_ACK || hdr.bth.opcode == OP_CNP)) {
+                /* a receiver's ACK: a header carries one only from its receiver's leaf to its source leaf */
+                if (hdr.fixed.isValid() != (m.from_up == 1)) {
+                    acks.count(3);
+                    drop();
+                    return;
+                }
+                if (m.from_up == 0) {
+                    m.ack_ok = 0;
+                    ack_src.apply();
+                    if (m.ack_ok == 0) {
+                        acks.count(1);
+                        drop();
+                        return;
+                    }
+                } else {
+                    STRIP_HEADER
+                }
+                agg_call = 2;
+            } else if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.in4.isValid()
+                    && hdr.bth.isValid() && m.is_leaf == 1 && m.from_up == 0 && m.stamped == 0) {
+                agg_call = 3;   /* the data of a group this leaf may aggregate: it follows the PSN sent */
+            }
+        }
+        if (agg_call != 0) {
+            agg.apply(hdr, m, sm);
+            /* a control frame, and an ACK of a group aggregated here, end here: consumed, dropped and counted, or
+               what the aggregator sends the sender or the controller */
+            if (agg_call == 1 || m.vp == 1 && agg_call == 2) {
+                return;
+            }
+            if (agg_call == 2) {
+                if (m.from_up == 1) {
+                    acks.count(3);
+                    drop();
+                    return;
+                }
+                m.ack_hit = 0;
+                ack_vp.apply();
+                if (m.ack_hit == 0) {
+                    acks.count(2);
+                    drop();
+                    return;
+                }
+                acks.count(0);
+                m.acking = 1;
+                hdr.fixed.setValid();
+                hdr.fixed.version = 2;
+                hdr.fixed.hop = 8;
+                hdr.fixed.ipv4 = 1;
+                hdr.fixed.reserved = 0;
+                hdr.fixed.entropy = hdr.udp.sport;
+                hdr.hs0.setValid();
+                hdr.hs0.kind = 1;
+                hdr.hs0.count = 1;
+                hdr.h0[0].setValid();
+                hdr.h0[0].idx = m.ack_index;
+                hdr.end.setValid();
+                hdr.end.zero = 0;
+                hdr.eth.type = ETH_MCAST4AI;
+            }
+        }
+        if (m.to_cpu == 0) {
             if (!hdr.fixed.isValid() && sm.parser_error == error.NoError && hdr.in4.isValid() && m.is_leaf == 1
                     && m.from_up == 0 && m.stamped == 0) {
                 m.stamping = 0;
@@ -677,7 +835,7 @@ control McastIngress(inout headers_t hdr, inout meta_t m, inout standard_metadat
             }
             m.chk = 0;
             m.chk_need = 0;
-            if (hdr.fixed.isValid() && m.is_leaf == 1 && m.from_up == 0 && m.stamped == 0) {
+            if (hdr.fixed.isValid() && m.is_leaf == 1 && m.from_up == 0 && m.stamped == 0 && m.acking == 0) {
                 /* a header its sender wrote: only for a group the sender on this port belongs to, within it */
                 if (hdr.in6.isValid()) {
                     m.grp_dst = hdr.in6.dst;
@@ -978,25 +1136,23 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
     }
 
     action strip() {
-        hdr.eth.type = hdr.fixed.ipv4 == 1 ? ETH_IPV4 : ETH_IPV6;
-        hdr.fixed.setInvalid();
-        hdr.hs0.setInvalid(); hdr.h0.pop_front(31);
-        hdr.hs1.setInvalid(); hdr.h1.pop_front(31);
-        hdr.hs2.setInvalid(); hdr.h2.pop_front(31);
-        hdr.hs3.setInvalid(); hdr.h3.pop_front(31);
-        hdr.rs0.setInvalid(); hdr.r0.pop_front(31);
-        hdr.rs1.setInvalid(); hdr.r1.pop_front(31);
-        hdr.ls0.setInvalid(); hdr.l0.pop_front(31);
-        hdr.ps0.setInvalid(); hdr.p0.pop_front(31);
-        hdr.ps1.setInvalid(); hdr.p1.pop_front(31);
-        hdr.bs0.setInvalid(); hdr.bb0.setInvalid(); hdr.b0.pop_front(31);
-        hdr.bs1.setInvalid(); hdr.bb1.setInvalid(); hdr.b1.pop_front(31);
-        hdr.bs2.setInvalid(); hdr.bb2.setInvalid(); hdr.b2.pop_front(31);
-        hdr.bs3.setInvalid(); hdr.bb3.setInvalid(); hdr.b3.pop_front(31);
-        hdr.end.setInvalid();
+        STRIP_HEADER
     }
 
     apply {
+        if (m.agg_out == 1) {
+            /* the aggregator's: an aggregated ACK, NAK or CNP to the sender, or a report to the controller (the
+               packet itself, or its clone beside an ACK) */
+            if (sm.instance_type == 1) {
+                REPORT
+            }
+            if (sm.egress_port == CPU_PORT) {
+                hdr.packet_in.setValid();
+                hdr.packet_in.ingress_port = m.in_port;
+                hdr.packet_in.pad = 0;
+            }
+            return;
+        }
         if (m.stamping == 1) {
             m.st_seen = 0;
             stamp_hdr.apply();
@@ -1140,8 +1296,8 @@ control McastEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata
 
 control McastComputeChecksum(inout headers_t hdr, inout meta_t m) {
     apply {
-        /* a rewritten IPv4 copy's header checksum (masked in the ICRC) */
-        update_checksum(hdr.in4.isValid() && m.rw == 1,
+        /* a rewritten IPv4 copy's header checksum (masked in the ICRC), and an aggregated ACK's */
+        update_checksum(hdr.in4.isValid() && (m.rw == 1 || m.emit == 1),
             { hdr.in4.version, hdr.in4.ihl, hdr.in4.tos, hdr.in4.len, hdr.in4.id, hdr.in4.frag, hdr.in4.ttl,
               hdr.in4.proto, hdr.in4.src, hdr.in4.dst },
             hdr.in4.csum, HashAlgorithm.csum16);
@@ -1152,6 +1308,7 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.packet_in);
         packet.emit(hdr.eth);
+        packet.emit(hdr.ctl);
         packet.emit(hdr.st32);
         packet.emit(hdr.st16);
         packet.emit(hdr.st8);
@@ -1177,6 +1334,8 @@ control McastDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.in6);
         packet.emit(hdr.udp);
         packet.emit(hdr.bth);
+        packet.emit(hdr.aeth);
+        packet.emit(hdr.cnp);
         packet.emit(hdr.payload);
         packet.emit(hdr.icrc);
     }

@@ -11,7 +11,7 @@ cable is cut); a switch fails as its simple_switch process is killed, and comes 
 new process on the same ports with every table empty (a switch restarted, or replaced).
 
 The same fabric description as the Open vSwitch lab (topology.py), with P4 device ids (device:<name>) and, per
-switch, the simple_switch's thrift port. Every switch port is a veth: a switch-to-switch link is one veth pair
+switch, the simple_switch's thrift port and its CPU port's other end (`cpu`, read by cpu_ports.py). Every switch port is a veth: a switch-to-switch link is one veth pair
 whose ends two simple_switch processes own, a host's port the root end of the pair whose other end is the host's
 eth0 in its namespace (as in the Open vSwitch lab). The switches start with the program loaded and every table
 empty: the lab runner writes them with the app's entries. Nothing is written to them here.
@@ -35,6 +35,7 @@ LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(LAB_DIR))
 RUN_DIR = os.path.join(LAB_DIR, "out", "p4")
 THRIFT_BASE = 9090
+CPU_PORT = 255          # the program's CPU port
 PORT_DOWN = "mcast4ai-port-down"
 # the link cuts' TC program, shared by the fail-link and restore-link commands (each a process of its own)
 CUT_PIN = "/sys/fs/bpf/mcast4ai-p4-cut"
@@ -168,9 +169,15 @@ def up(desc, out, program=None):
         a = topology.patch_name(next(s["bridge"] for s in desc["switches"] if s["deviceId"] == ln["a"]), ln["aPort"])
         b = topology.patch_name(next(s["bridge"] for s in desc["switches"] if s["deviceId"] == ln["b"]), ln["bPort"])
         links += "link add %s type veth peer name %s\n" % (a, b)
+    # each switch's CPU port: a veth whose other end the lab runner reads and writes (cpu_ports.py), as ONOS's
+    # P4Runtime stream carries packet-ins and packet-outs
+    for i, sw in enumerate(desc["switches"]):
+        sw["cpu"] = "m4k%d" % i
+        links += "link add m4c%d type veth peer name m4k%d\n" % (i, i)
     fabric.run(["ip", "-batch", "-"], stdin=links)
     ifaces = switch_ifaces(desc)
     names = [n for lst in ifaces.values() for _, n in lst]
+    names += ["m4c%d" % i for i in range(len(desc["switches"]))] + [sw["cpu"] for sw in desc["switches"]]
     for n in names:
         fabric.write_sysctl("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % n, "1")
     fabric.run(["ip", "-batch", "-"], stdin="".join("link set %s up\n" % n for n in names))
@@ -179,6 +186,7 @@ def up(desc, out, program=None):
         cmd = ["simple_switch", "--device-id", str(i + 1), "--thrift-port", str(sw["thrift"])]
         for port, name in sorted(ifaces[sw["bridge"]]):
             cmd += ["-i", "%d@%s" % (port, name)]
+        cmd += ["-i", "%d@m4c%d" % (CPU_PORT, i)]
         cmd.append(program)
         with open(os.path.join(RUN_DIR, sw["name"] + ".cmd"), "w") as f:
             json.dump(cmd, f)

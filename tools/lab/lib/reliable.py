@@ -12,8 +12,14 @@ Runs, in order:
   fabric    the source leaf's uplink of the tree cut and mended, then the spine the tree moved to failed and
             brought back, under one transfer: it completes, every receiver delivers all, none is evicted
 Prints one line per run and ends with
-  reliable: receivers=N acks_in=A acks_out=B advances=B beyond_min=0 naks_out=K
-summed over the multicast runs; exits non-zero unless every check held. Needs root, the lab up, the lab runner
+  reliable: receivers=N acks_in=A acks_out=B advances=B beyond_min=0 naks_out=K at=ebpf
+summed over the multicast runs; exits non-zero unless every check held.
+
+With --p4 the fabric is the P4 lab (BMv2 switches running mcast4ai.p4) and no agent runs: the source leaf
+aggregates the ACKs in its registers (models/p4/agg), the receivers' leaves rewrite the copies and send the ACKs to
+the source leaf in a HOST entry, and the app starts each group's aggregator by packet-out. The aggregator's counters
+and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
+the line ends with at=p4. Runs: clean (and fabric where asked). Needs root, the lab up, the lab runner
 serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
@@ -55,8 +61,11 @@ class Lab:
         self.agent_log = os.path.join(args.out, "agent.log")
         self.edge_log = os.path.join(args.out, "edge.log")
         self.failures = []
+        self.p4 = bool(args.p4)
+        self.thrift = {sw["deviceId"]: sw.get("thrift") for sw in self.fabric["switches"]}
         self.totals = dict(receivers=0, acks_in=0, acks_out=0, advances=0, beyond_min=0, naks_out=0)
         self.results = []
+        self.p4_before = {}
 
     # ------------------------------------------------------------------ agents
     def agent_cmd(self):
@@ -72,6 +81,8 @@ class Lab:
                 "--onos", self.a.rest, "--user", self.a.user, "--password", self.a.password]
 
     def start_agents(self):
+        if self.p4:
+            return              # the source leaf aggregates, the receivers' leaves rewrite
         ports = os.path.join(self.a.out, "edge-ports.txt")
         with open(ports, "w") as f:
             for h in self.hosts:
@@ -97,7 +108,7 @@ class Lab:
             "tenant": "rc", "name": "%s-%d" % (name, self.serial()), "jobId": "reliable-demo",
             "source": {"host": self.source["ip"], "qpn": 0x33},
             "receivers": [{"host": h["ip"], "qpn": 0x200 + i} for i, h in enumerate(receivers)],
-            "mode": "TREE", "reliability": "ACK_AGGREGATION"})
+            "mode": "AUTO" if self.p4 else "TREE", "reliability": "ACK_AGGREGATION"})
         gid = g["id"]
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -118,11 +129,54 @@ class Lab:
     def withdraw(self, gid):
         self.rest.purge(gid)
 
+    # ------------------------------------------------------------------ the source leaf's aggregator (P4)
+    def cli(self, commands):
+        r = subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift[self.source["deviceId"]])],
+                           input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=60)
+        return r.stdout
+
+    P4_COUNTERS = {"acksIn": "agg_acks_in", "acksOut": "agg_acks_out", "naksIn": "agg_naks_in",
+                   "naksOut": "agg_naks_out", "cnpsIn": "agg_cnps_in", "stalls": "agg_stalls",
+                   "commonStalls": "agg_common_stalls"}
+    P4_DROPS = {"dropNonMember": 1, "dropBeyondSent": 2, "dropNakRepeated": 3, "dropCnpRate": 4, "dropBadIcrc": 6}
+
+    def p4_read(self, ctx):
+        """The source leaf's aggregator state for the group: counters and each receiver's acknowledged PSN."""
+        g = int(ctx["virtualPeer"]["ip"].split(".")[-1]) & 63
+        names = list(self.P4_COUNTERS) + list(self.P4_DROPS)
+        cmds = ["counter_read McastIngress.agg.%s %d" % (self.P4_COUNTERS[n], g) for n in self.P4_COUNTERS]
+        cmds += ["counter_read McastIngress.agg.agg_drops %d" % (g * 8 + r) for r in self.P4_DROPS.values()]
+        slots = [(r["host"], r["slot"]) for r in ctx["receivers"]]
+        cmds += ["register_read McastIngress.agg.rx_acked %d" % (g * 128 + s) for _, s in slots]
+        cmds.append("register_read McastIngress.agg.g_ackout %d" % g)
+        out = self.cli(cmds)
+        packets = [int(x) for x in re.findall(r"(\d+) packets\)", out)]
+        values = [int(x) for x in re.findall(r"\]= *(\d+)", out)]
+        if len(packets) != len(names) or len(values) != len(slots) + 1:
+            raise RuntimeError("the source leaf's counters and registers could not be read: %s" % out[-400:])
+        return dict(counters=dict(zip(names, packets)),
+                    receiverAcked={h: v & PSN_MASK for (h, _), v in zip(slots, values)},
+                    acked=values[-1] & PSN_MASK)
+
     def counters(self, gid, after):
         """The agent's report once two reports made after the run (and after `after`, ms) agree.
 
         The agent reports on its own period: the same report read twice is not a sign that its counters stopped
         moving, and one made while the last ACKs were still in flight is behind."""
+        if self.p4:
+            # the switch's counters: read until two readings agree (the last ACKs may still be in the switch)
+            ctx = self.rest.call("GET", "aggregation/%d" % gid)
+            last = None
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline:
+                rep = self.p4_read(ctx)
+                if last is not None and rep == last:
+                    break
+                last = rep
+                time.sleep(0.3)
+            before = self.p4_before.get(gid, {})
+            last["counters"] = {k: v - before.get(k, 0) for k, v in last["counters"].items()}
+            return ctx, last
         after = max(after, int(time.time() * 1000))
         last = None
         deadline = time.monotonic() + 8
@@ -168,6 +222,9 @@ class Lab:
         run = "clean-%d" % n
         receivers = self.pick(n, rnd)
         gid, ctx = self.create(run, receivers)
+        if self.p4:
+            # the counters are the switch's, per group index (a later group may have the same): from here on
+            self.p4_before[gid] = self.p4_read(ctx)["counters"]
         t0 = int(time.time() * 1000)
         rate = self.a.rate
         # a clean run measures aggregation without loss: the sender's retransmit timer must outlast the lab's worst
@@ -176,6 +233,9 @@ class Lab:
         res = rc.scenario(self.config(ctx, ratePps=rate, rtoMs=max(self.a.rto_ms, 1000)))
         ctx, rep = self.counters(gid, t0)
         c = rep.get("counters", {})
+        if self.p4:
+            # the switch sends a re-ACK without counting it among the aggregated ACKs: what the sender got beyond
+            c["reAcks"] = max(0, res["sender"]["acks"] - c.get("acksOut", 0))
         self.check(run, res["done"], "the transfer did not complete")
         for name, st in res["receivers"].items():
             self.check(run, st["delivered"] == self.a.count, "%s delivered %d of %d" % (name, st["delivered"],
@@ -196,6 +256,21 @@ class Lab:
                    % (c.get("acksIn"), sent_acks))
         self.check(run, snd["naks"] == 0 and c.get("naksOut") == 0, "NAKs without loss")
         self.account(run, n, res, c)
+        if self.p4:
+            # the P4 lab forwards nothing but groups: no unicast baseline there (the Open vSwitch lab's is it)
+            self.withdraw(gid)
+            snd = res["sender"]
+            self.results.append(dict(run=run, receivers=n, file_bytes=self.a.count * self.a.payload, sender_pps=rate,
+                                     at="p4", mcast=dict(seconds=res["seconds"], sender_bytes=snd["data_bytes"],
+                                                         acks_at_sender=snd["acks"], acks_in=c.get("acksIn"),
+                                                         acks_out=c.get("acksOut"),
+                                                         retransmitted=snd["retransmitted"],
+                                                         timeouts=snd["timeouts"], receivers=res["receivers"])))
+            print("reliable-run: %s receivers=%d acks_in=%s acks_out=%s advances=%d beyond_min=%d naks_out=%s "
+                  "seconds=%.3f retransmitted=%d timeouts=%d acks_at_sender=%d at=p4"
+                  % (run, n, c.get("acksIn"), c.get("acksOut"), snd["advances"], res["beyond_min"],
+                     c.get("naksOut"), res["seconds"], snd["retransmitted"], snd["timeouts"], snd["acks"]), flush=True)
+            return
         base = rc.scenario(self.config(ctx, unicast=True, ratePps=rate))
         self.check(run + "-unicast", base["done"], "the unicast baseline did not complete")
         self.withdraw(gid)
@@ -500,6 +575,7 @@ def main():
     ap.add_argument("--runs", default="clean,loss,restart,faults,fabric", help="which runs, in this order")
     ap.add_argument("--rto-ms", type=int, default=200, help="the sender's retransmit timeout")
     ap.add_argument("--results", help="write the measurements here (JSON)")
+    ap.add_argument("--p4", action="store_true", help="the P4 lab: the source leaf aggregates, no agents")
     a = ap.parse_args()
     lab = Lab(a)
     rnd = random.Random(a.seed)
@@ -526,8 +602,9 @@ def main():
         with open(a.results, "w") as f:
             json.dump(dict(runs=lab.results, totals=lab.totals, failures=lab.failures), f, indent=1)
     t = lab.totals
-    print("reliable: receivers=%d acks_in=%d acks_out=%d advances=%d beyond_min=%d naks_out=%d"
-          % (t["receivers"], t["acks_in"], t["acks_out"], t["advances"], t["beyond_min"], t["naks_out"]))
+    print("reliable: receivers=%d acks_in=%d acks_out=%d advances=%d beyond_min=%d naks_out=%d at=%s"
+          % (t["receivers"], t["acks_in"], t["acks_out"], t["advances"], t["beyond_min"], t["naks_out"],
+             "p4" if a.p4 else "ebpf"))
     return 0 if not lab.failures else 1
 
 

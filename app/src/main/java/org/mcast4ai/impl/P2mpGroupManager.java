@@ -249,7 +249,7 @@ public class P2mpGroupManager extends AbstractListenerManager<P2mpGroupEvent, P2
     private final InternalStoreDelegate delegate = new InternalStoreDelegate();
     // the P4 fabric's static state runs on this loop's fabric lane, before the groups that wait on it
     private final P4FabricManager.Loop p4Loop = new P4FabricLane(() -> scheduler, () -> timer, () -> store.getAll(),
-            this::getAggregation);
+            this::getAggregation, this::reportAggregation);
     private final WorkPartitionEventListener partitionListener = new InternalPartitionListener();
     // another instance acknowledged the static tables: the groups waiting for them here go on
     private final Runnable staticTablesChanged = () -> {

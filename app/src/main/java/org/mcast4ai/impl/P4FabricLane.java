@@ -1,6 +1,7 @@
 package org.mcast4ai.impl;
 
 import org.mcast4ai.api.AggregationContext;
+import org.mcast4ai.api.AggregationReport;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
 import org.mcast4ai.impl.lifecycle.GroupScheduler;
@@ -10,6 +11,7 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -22,20 +24,24 @@ final class P4FabricLane implements P4FabricManager.Loop {
     private final Supplier<ScheduledExecutorService> timer;
     private final Supplier<Collection<P2mpGroup>> groups;
     private final Function<P2mpGroupId, Optional<AggregationContext>> aggregations;
+    private final BiConsumer<P2mpGroupId, AggregationReport> reports;
 
     /**
      * @param scheduler    the loop's scheduler (null while the manager is stopped)
      * @param timer        the manager's timer
      * @param groups       every group
      * @param aggregations an ACK_AGGREGATION group's context
+     * @param reports      takes what a source leaf's aggregator reports
      */
     P4FabricLane(Supplier<GroupScheduler> scheduler, Supplier<ScheduledExecutorService> timer,
                  Supplier<Collection<P2mpGroup>> groups,
-                 Function<P2mpGroupId, Optional<AggregationContext>> aggregations) {
+                 Function<P2mpGroupId, Optional<AggregationContext>> aggregations,
+                 BiConsumer<P2mpGroupId, AggregationReport> reports) {
         this.scheduler = scheduler;
         this.timer = timer;
         this.groups = groups;
         this.aggregations = aggregations;
+        this.reports = reports;
     }
 
     @Override
@@ -60,6 +66,11 @@ final class P4FabricLane implements P4FabricManager.Loop {
     @Override
     public Optional<AggregationContext> aggregation(P2mpGroupId id) {
         return aggregations.apply(id);
+    }
+
+    @Override
+    public void report(P2mpGroupId id, AggregationReport report) {
+        reports.accept(id, report);
     }
 
     @Override

@@ -180,9 +180,19 @@ public final class Desired {
                         + group.request().receivers().size() + " receivers behind P4 switches that have not "
                         + "acknowledged their static state" + InstallAttempt.describe(d.behindUnready);
             }
+            Set<String> stalled = group.peer().map(p -> p.stalled()).orElse(Set.of());
+            if (!stalled.isEmpty()) {
+                // the source leaf's aggregator left them out of the minimum: the sender goes on without them
+                reason = (reason.isEmpty() ? "" : reason + "; ") + stalled.size() + " receiver(s) stopped "
+                        + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
+            }
+            // the source leaf's aggregator joins the receivers once it holds the group's entries
+            String joining = d.waiting == null ? waitingForAggregation(group) : null;
             return new Desired(Set.of(d.stamp), Set.of(P4Stamp.KIND), GroupPlan.empty(), d.mode.hosts,
-                    unreachable.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED, reason, unreachable,
-                    null, d.mode, d.waiting);
+                    unreachable.isEmpty() && stalled.isEmpty() ? GroupState.INSTALLED : GroupState.DEGRADED, reason,
+                    unreachable, null, d.mode, joining == null ? d.waiting : joining,
+                    joining != null ? FailureKind.AGGREGATION_TIMEOUT
+                            : d.waiting == null ? null : FailureKind.STATIC_TABLES_TIMEOUT);
         }
 
         // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:

@@ -19,6 +19,7 @@ import org.mcast4ai.impl.p4.P4StampPlanner;
 import org.mcast4ai.impl.program.DeviceEntry;
 import org.mcast4ai.impl.program.Programmed;
 import org.mcast4ai.impl.trace.TraceHop;
+import org.onlab.packet.IpAddress;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.HostId;
@@ -42,8 +43,9 @@ import java.util.function.Supplier;
  *
  * <p>Mixed fabrics: a fabric with any switch that is not bound to the program is not served here; its groups are
  * compiled for OpenFlow as before (a P4 switch holds no OpenFlow tree or stamp, so receivers behind one are
- * then unreachable). TREE groups and ACK_AGGREGATION groups on a P4 fabric fail with the reason: the program
- * replicates by header only and has no unicast path for the receivers' ACKs.
+ * then unreachable). TREE groups on a P4 fabric fail with the reason: the program replicates by header only. An
+ * ACK_AGGREGATION group's sender sends to its virtual peer, so its stamp is keyed by the peer's address; the source
+ * leaf aggregates its receivers' ACKs ({@link org.mcast4ai.impl.p4.P4AggPlanner}).
  */
 public final class P4Replication {
     private final Predicate<DeviceId> p4;
@@ -145,10 +147,6 @@ public final class P4Replication {
             return failed(group, resolved, "TREE replication is not possible: the switches run the mcast4ai P4 "
                     + "program, which replicates by header only (use BITMAP or AUTO)");
         }
-        if (group.peer().isPresent()) {
-            return failed(group, resolved, "ACK_AGGREGATION is not possible on the P4 fabric yet: the program "
-                    + "has no unicast path for the receivers' ACKs");
-        }
         if (!group.address().isIp4()) {
             return failed(group, resolved, "a P4 stamp needs an IPv4 group address, not " + group.address());
         }
@@ -230,7 +228,9 @@ public final class P4Replication {
             });
         }
         int slot = slot(group, installed, at, headers);
-        P4Stamp stamp = new P4Stamp(at, slot, group.address(), headers,
+        // the sender's QP of an ACK_AGGREGATION group sends to its virtual peer, which the source leaf aggregates
+        IpAddress sendsTo = group.peer().map(org.mcast4ai.api.VirtualPeer::address).orElse(group.address());
+        P4Stamp stamp = new P4Stamp(at, slot, sendsTo, headers,
                 P4StampPlanner.allowance(table.geometry(), receivers, hostBits[source]));
         return new Decision(mode(group, resolved, stamp), stamp, unreachable, null, null,
                 waitFor.isEmpty() ? null : WAITING_FOR_STATIC + waitFor, behind);

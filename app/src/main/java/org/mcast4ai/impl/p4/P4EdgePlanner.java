@@ -25,7 +25,8 @@ import java.util.Set;
 
 /**
  * The receivers' rewrites of ACK_AGGREGATION groups on P4 leaves: for every receiver attached to a P4 switch,
- * one {@code rewrite4} entry keyed by its port and the group's address (what the copy is addressed to), giving
+ * one {@code rewrite4} entry keyed by its port and the virtual peer's address (what the copy is addressed to: the
+ * sender's QP sends to the peer, and the source leaf aggregates its ACKs, {@link P4AggPlanner}), giving
  * its MAC, address and QPN and the virtual peer's address as the copy's new source. The program updates the
  * ICRC from the rewritten fields with the static shift tables {@link P4FabricPlanner} writes. The eBPF
  * receiver edge keeps the same key and values in its map. Pure.
@@ -52,16 +53,16 @@ public final class P4EdgePlanner {
         Map<DeviceId, List<FlowRule>> out = new LinkedHashMap<>();
         Set<String> keys = new HashSet<>();
         for (AggregationContext c : contexts) {
-            if (!c.group().address().isIp4() || !c.peer().address().isIp4()) {
+            if (!c.peer().address().isIp4()) {
                 continue;
             }
-            byte[] group = c.group().address().toOctets();
+            byte[] group = c.peer().address().toOctets();
             for (AggregationContext.Member r : c.receivers()) {
                 if (r.location().isEmpty() || !only.contains(r.location().get().deviceId())) {
                     continue;
                 }
                 ConnectPoint at = r.location().get();
-                if (!keys.add(at + "/" + c.group().address())) {
+                if (!keys.add(at + "/" + c.peer().address())) {
                     continue;
                 }
                 TrafficSelector key = DefaultTrafficSelector.builder().matchPi(PiCriterion.builder()

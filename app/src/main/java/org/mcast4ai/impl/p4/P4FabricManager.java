@@ -1,6 +1,8 @@
 package org.mcast4ai.impl.p4;
 
 import org.mcast4ai.api.AggregationContext;
+import org.mcast4ai.api.AggregationReport;
+import org.mcast4ai.api.GroupException;
 import org.mcast4ai.api.GroupState;
 import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
@@ -20,12 +22,17 @@ import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupListener;
 import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
 import org.onosproject.net.link.LinkService;
+import org.onosproject.net.packet.DefaultOutboundPacket;
+import org.onosproject.net.packet.PacketContext;
+import org.onosproject.net.packet.PacketProcessor;
+import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.store.service.StorageService;
 import org.osgi.service.component.annotations.Activate;
@@ -45,6 +52,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -57,7 +67,9 @@ import static org.slf4j.LoggerFactory.getLogger;
  * it are compiled. This component holds that state, its leaf numbers and its status; it runs nothing by itself
  * until a loop is attached ({@link #attach}). The static state names no group, so it changes only with the
  * fabric; beside it the leaves hold the groups' edge entries (reliable groups' receivers' rewrites,
- * {@link P4EdgePlanner}; senders' subset entries, {@link P4SubsetPlanner}), which follow the groups. One instance
+ * {@link P4EdgePlanner}; senders' subset entries, {@link P4SubsetPlanner}; ACK aggregation in the source leaf,
+ * {@link P4AggPlanner}, whose registers {@link P4AggControl} starts and ticks by packet-out and whose reports of
+ * stalled receivers come back by packet-in), which follow the groups. One instance
  * of a cluster writes it (the owner of work partition 0, as for the OpenFlow static tables), so all switches take
  * their leaf numbers from one bit index table.
  */
@@ -70,6 +82,8 @@ public class P4FabricManager implements P4FabricService, FabricState {
     public static final String APP_NAME = P2mpGroupManager.APP_NAME + ".p4";
     /** Milliseconds before a run after a switch refused a write (ONOS's audit of the flows also repairs it). */
     static final long RETRY_MS = 1000;
+    /** Milliseconds between the aggregators' ticks (the stall rule runs on each; the stall time is 1 s). */
+    static final long TICK_MS = 100;
 
     /** The reconcile loop that runs the static state, as the group manager attaches it. */
     public interface Loop {
@@ -95,6 +109,14 @@ public class P4FabricManager implements P4FabricService, FabricState {
          * @param why what changed
          */
         void stateChanged(String why);
+
+        /**
+         * What a source leaf's aggregator reports for a group (receivers joined, receivers stalled out).
+         *
+         * @param id     the group
+         * @param report the report
+         */
+        void report(P2mpGroupId id, AggregationReport report);
     }
 
     private final Logger log = getLogger(getClass());
@@ -117,6 +139,9 @@ public class P4FabricManager implements P4FabricService, FabricState {
     protected PiPipeconfService pipeconfService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WorkPartitionService workPartitionService;
+    // ONOS always has one; without it (a stand-in without CPU ports) no aggregator starts, and the groups wait
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected PacketService packetService;
 
     // a run is queued on the loop and not started yet: a burst of answers costs one run
     private final AtomicBoolean queued = new AtomicBoolean();
@@ -131,6 +156,31 @@ public class P4FabricManager implements P4FabricService, FabricState {
     private volatile boolean active;
     private P4EdgePlanner edgePlanner;
     private P4SubsetPlanner subsetPlanner;
+    private P4AggPlanner aggPlanner;
+    private P4AggControl aggControl;
+    // the groups aggregated in source leaves, as the last run planned them
+    private List<P4AggPlanner.Point> aggPoints = List.of();
+    private List<String> aggProblems = List.of();
+    private ScheduledExecutorService ticker;
+    // the aggregators' reports (a higher priority than host learning: they are no host's)
+    private final PacketProcessor reportsIn = new PacketProcessor() {
+        @Override
+        public void process(PacketContext context) {
+            P4AggControl c = aggControl;
+            if (c == null || context.isHandled() || context.inPacket().receivedFrom() == null) {
+                return;
+            }
+            java.nio.ByteBuffer b = context.inPacket().unparsed();
+            if (b == null) {
+                return;
+            }
+            byte[] frame = new byte[b.remaining()];
+            b.duplicate().get(frame);
+            if (c.received(context.inPacket().receivedFrom().deviceId(), frame)) {
+                context.block();
+            }
+        }
+    };
     private HostResolver hostResolver;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
@@ -169,8 +219,22 @@ public class P4FabricManager implements P4FabricService, FabricState {
         programmer.setOnRefused(() -> requestRun(RETRY_MS));
         edgePlanner = new P4EdgePlanner(appId);
         subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
+        aggPlanner = new P4AggPlanner(appId);
+        aggControl = new P4AggControl(this::emit, this::aggregationReport, System::currentTimeMillis);
         hostResolver = new HostResolver(hostService);
         groupService.addListener(groupEvents);
+        if (packetService != null) {
+            packetService.addProcessor(reportsIn, PacketProcessor.director(0));
+        }
+        ticker = Executors.newSingleThreadScheduledExecutor(
+                org.onlab.util.Tools.groupedThreads("mcast4ai", "p4-agg-tick"));
+        ticker.scheduleAtFixedRate(() -> {
+            try {
+                aggControl.tick();
+            } catch (RuntimeException e) {
+                log.warn("aggregators' tick failed", e);
+            }
+        }, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         active = true;
         requestRun(0);
     }
@@ -183,6 +247,50 @@ public class P4FabricManager implements P4FabricService, FabricState {
         }
         active = false;
         groupService.removeListener(groupEvents);
+        if (packetService != null) {
+            packetService.removeProcessor(reportsIn);
+        }
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+    }
+
+    // a group's aggregation entries on its source leaf, as ONOS lists them: all ADDED as planned
+    private boolean inPlace(P4AggPlanner.Point p) {
+        Map<org.onosproject.net.flow.FlowId, org.onosproject.net.flow.FlowEntry> held = new java.util.HashMap<>();
+        for (org.onosproject.net.flow.FlowEntry e : flowRuleService.getFlowEntries(p.device())) {
+            held.put(e.id(), e);
+        }
+        for (FlowRule r : p.entries()) {
+            org.onosproject.net.flow.FlowEntry e = held.get(r.id());
+            if (e == null || e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.ADDED
+                    || !e.treatment().equals(r.treatment())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // a control frame to a source leaf's aggregator, by packet-out (the program reads no port for it)
+    private void emit(DeviceId device, P4AggPlanner.Point point, byte[] frame) {
+        PacketService ps = packetService;
+        if (ps != null) {
+            ps.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder()
+                    .setOutput(point.senderPort()).build(), java.nio.ByteBuffer.wrap(frame)));
+        }
+    }
+
+    private void aggregationReport(P2mpGroupId id, AggregationReport report) {
+        Loop l = loop;
+        if (l == null) {
+            return;
+        }
+        try {
+            l.report(id, report);
+        } catch (GroupException e) {
+            // the group went, or is no longer live: its entries go on the next run
+            log.debug("aggregation report for group {} not taken: {}", id, e.getMessage());
+        }
     }
 
     /**
@@ -244,6 +352,10 @@ public class P4FabricManager implements P4FabricService, FabricState {
         P4StaticProgrammer p = programmer;
         if (p != null && active) {
             p.forget(device);
+        }
+        P4AggControl c = aggControl;
+        if (c != null) {
+            c.forget(device);       // its registers came back empty
         }
     }
 
@@ -327,6 +439,10 @@ public class P4FabricManager implements P4FabricService, FabricState {
             log.info("P4 static state acknowledged by {} of {} switch(es){}", desired.size() - now.size(),
                     desired.size(), now.isEmpty() ? "" : "; waiting for " + now);
         }
+        // the aggregators whose entries their switch holds start (CONFIG, JOINs) before the groups go on
+        if (packetService != null) {
+            aggControl.sync(aggPoints, this::inPlace);
+        }
         // groups that waited for a switch's answer, or for a leaf's number, are decided again
         regroup(before.stream().anyMatch(d -> !now.contains(d)));
         if (!w.none()) {
@@ -364,6 +480,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
             Map<DeviceId, P4FabricPlanner.SwitchState> plan, Set<DeviceId> targets, FabricSnapshot fabric) {
         Loop l = loop;
         if (l == null) {
+            aggPoints = List.of();
             return plan;
         }
         List<AggregationContext> contexts = new ArrayList<>();
@@ -374,6 +491,13 @@ public class P4FabricManager implements P4FabricService, FabricState {
             }
         }
         Map<DeviceId, List<FlowRule>> entries = new LinkedHashMap<>(edgePlanner.plan(contexts, targets));
+        P4AggPlanner.Plan agg = aggPlanner.plan(contexts, targets, bits, P4AggPlanner.DEFAULT_TIMERS);
+        if (!agg.problems().equals(aggProblems)) {
+            agg.problems().forEach(p -> log.warn("{}", p));
+        }
+        aggPoints = agg.points();
+        aggProblems = agg.problems();
+        agg.rules().forEach((d, rules) -> entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
         subsetPlanner.plan(P4SubsetPlanner.senders(every, fabric, bits, hostResolver), targets).forEach((d, rules) ->
                 entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
         if (entries.isEmpty()) {
@@ -385,7 +509,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
             if (s != null) {
                 List<FlowRule> all = new ArrayList<>(s.rules());
                 all.addAll(rules);
-                out.put(d, new P4FabricPlanner.SwitchState(all, s.group(), s.tier()));
+                out.put(d, new P4FabricPlanner.SwitchState(all, s.group(), s.cloneSession(), s.tier()));
             }
         });
         return out;

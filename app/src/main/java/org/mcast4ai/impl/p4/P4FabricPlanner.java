@@ -68,6 +68,8 @@ public final class P4FabricPlanner {
     public static final int ICRC_HI_ENTRIES = 128;
     /** The program's one multicast group. */
     public static final int MULTICAST_GROUP = 1;
+    /** The clone session the aggregator's reports go to the CPU port by (the program's CLONE_TO_CPU). */
+    public static final int CLONE_SESSION = 511;
     /** Uplinks the program holds per switch by default ({@code UPLINKS}: a k=48 leaf's). */
     public static final int DEFAULT_UPLINKS = 24;
     /** Leaf numbers the program's leaf sets cover by default ({@code LEAF_SET}). */
@@ -95,12 +97,25 @@ public final class P4FabricPlanner {
     public static final class SwitchState {
         private final List<FlowRule> rules;
         private final GroupDescription group;
+        private final GroupDescription cloneSession;
         private final int tier;
 
         SwitchState(List<FlowRule> rules, GroupDescription group, int tier) {
+            this(rules, group, null, tier);
+        }
+
+        SwitchState(List<FlowRule> rules, GroupDescription group, GroupDescription cloneSession, int tier) {
             this.rules = Collections.unmodifiableList(rules);
             this.group = group;
+            this.cloneSession = cloneSession;
             this.tier = tier;
+        }
+
+        /**
+         * @return a leaf's clone session to the CPU port (the aggregator's reports beside an ACK), null elsewhere
+         */
+        public GroupDescription cloneSession() {
+            return cloneSession;
         }
 
         /** @return the switch's tier: 0 a leaf, 1 a spine (or a fat tree's aggregation switch), 2 a core */
@@ -312,7 +327,7 @@ public final class P4FabricPlanner {
         GroupDescription group = new DefaultGroupDescription(d, GroupDescription.Type.ALL, new GroupBuckets(buckets),
                 new DefaultGroupKey("mcast4ai-p4-replication".getBytes(StandardCharsets.US_ASCII)),
                 MULTICAST_GROUP, appId);
-        return new SwitchState(rules, group, tier);
+        return new SwitchState(rules, group, leaf ? cloneToCpu(appId, d) : null, tier);
     }
 
     // the shifts over lo and over 64 * hi zero bytes, each matrix as one bit<1024> parameter: column i at bits
@@ -412,6 +427,19 @@ public final class P4FabricPlanner {
                 .withPriority(PRIORITY).makePermanent()
                 .withSelector(selector == null ? DefaultTrafficSelector.emptySelector() : selector)
                 .withTreatment(DefaultTrafficTreatment.builder().piTableAction(action).build()).build();
+    }
+
+    /**
+     * @param appId owning application
+     * @param d     a leaf
+     * @return its clone session to the CPU port, which the aggregator's reports go out by beside an ACK
+     */
+    static GroupDescription cloneToCpu(ApplicationId appId, DeviceId d) {
+        return new DefaultGroupDescription(d, GroupDescription.Type.CLONE, new GroupBuckets(List.of(
+                DefaultGroupBucket.createCloneGroupBucket(DefaultTrafficTreatment.builder()
+                        .setOutput(PortNumber.CONTROLLER).build()))),
+                new DefaultGroupKey("mcast4ai-p4-clone-to-cpu".getBytes(StandardCharsets.US_ASCII)),
+                CLONE_SESSION, appId);
     }
 
     /** @return the group id ONOS gives the program's multicast group */

@@ -42,14 +42,19 @@ public final class P4StaticProgrammer {
             PiTableId.of(P4FabricPlanner.UPLINKS), PiTableId.of(P4FabricPlanner.UPLINK_PORT),
             PiTableId.of(P4FabricPlanner.OUT_PORT), PiTableId.of(P4FabricPlanner.ICRC_LO),
             PiTableId.of(P4FabricPlanner.ICRC_HI), PiTableId.of(P4EdgePlanner.REWRITE4),
-            PiTableId.of(P4SubsetPlanner.SUBSET));
+            PiTableId.of(P4SubsetPlanner.SUBSET), PiTableId.of(P4AggPlanner.AGG_VP),
+            PiTableId.of(P4AggPlanner.AGG_GROUP), PiTableId.of(P4AggPlanner.AGG_MEMBER),
+            PiTableId.of(P4AggPlanner.ACK_SRC), PiTableId.of(P4AggPlanner.ACK_VP));
     /**
-     * The tables of the groups' own entries (reliable receivers' rewrites, senders' subset entries): written with
+     * The tables of the groups' own entries (reliable receivers' rewrites, senders' subset entries, ACK
+     * aggregation's entries, which start an aggregator once ONOS lists them ADDED): written with
      * the static state but no part of what a switch must acknowledge before groups use it, so that one group's
      * entry never holds up the others.
      */
     static final Set<PiTableId> GROUP_TABLES = Set.of(PiTableId.of(P4EdgePlanner.REWRITE4),
-            PiTableId.of(P4SubsetPlanner.SUBSET));
+            PiTableId.of(P4SubsetPlanner.SUBSET), PiTableId.of(P4AggPlanner.AGG_VP),
+            PiTableId.of(P4AggPlanner.AGG_GROUP), PiTableId.of(P4AggPlanner.AGG_MEMBER),
+            PiTableId.of(P4AggPlanner.ACK_SRC), PiTableId.of(P4AggPlanner.ACK_VP));
 
     private final Logger log = getLogger(getClass());
     private final FlowRuleService flowRuleService;
@@ -145,12 +150,14 @@ public final class P4StaticProgrammer {
                     changed |= !GROUP_TABLES.contains(h.table());
                 }
             }
-            if (syncGroup(e.getValue().group())) {
-                groups++;
-                changed = true;
-            } else {
-                Group g = groupService.getGroup(d, e.getValue().group().appCookie());
-                confirmed &= g != null && g.state() == Group.GroupState.ADDED;
+            for (GroupDescription want : groupsOf(e.getValue())) {
+                if (syncGroup(want)) {
+                    groups++;
+                    changed = true;
+                } else {
+                    Group g = groupService.getGroup(d, want.appCookie());
+                    confirmed &= g != null && g.state() == Group.GroupState.ADDED;
+                }
             }
             int fp = fingerprint(e.getValue());
             if (changed) {
@@ -242,11 +249,16 @@ public final class P4StaticProgrammer {
         Set<List<Object>> rules = new HashSet<>();
         state.rules().stream().filter(r -> !GROUP_TABLES.contains(r.table()))
                 .forEach(r -> rules.add(List.of(r.id(), r.treatment())));
-        return java.util.Objects.hash(rules, new HashSet<>(state.group().buckets().buckets()));
+        return java.util.Objects.hash(rules, new HashSet<>(state.group().buckets().buckets()),
+                state.cloneSession() == null ? 0 : 1);
     }
 
     private static boolean live(FlowEntry e) {
         return e.state() == FlowEntry.FlowEntryState.ADDED || e.state() == FlowEntry.FlowEntryState.PENDING_ADD;
+    }
+
+    private static List<GroupDescription> groupsOf(P4FabricPlanner.SwitchState s) {
+        return s.cloneSession() == null ? List.of(s.group()) : List.of(s.group(), s.cloneSession());
     }
 
     private boolean syncGroup(GroupDescription want) {

@@ -71,7 +71,7 @@ class P4EdgePlannerTest {
         FlowRule first = rules.get(0);
         PiCriterion c = (PiCriterion) first.selector().criteria().iterator().next();
         assertEquals(1, new java.math.BigInteger(1, value(c, "egress_port")).intValue());
-        assertArrayEquals(IpAddress.valueOf("224.1.0.1").toOctets(), value(c, "dst"));
+        assertArrayEquals(IpAddress.valueOf("10.0.0.65").toOctets(), value(c, "dst"));
         PiAction act = (PiAction) ((PiInstruction) first.treatment().allInstructions().get(0)).action();
         assertEquals(P4EdgePlanner.RECEIVER4, act.id().id());
         Map<PiActionParamId, byte[]> p = new java.util.HashMap<>();

@@ -3,6 +3,7 @@ package org.mcast4ai.impl.p4;
 import org.mcast4ai.impl.ClusterStorage;
 import org.mcast4ai.testing.FakeFlowRuleService;
 import org.mcast4ai.testing.FakeGroupService;
+import org.mcast4ai.testing.FakePacketService;
 import org.mcast4ai.testing.FakePipeconfService;
 import org.mcast4ai.testing.TestFabric;
 import org.mcast4ai.testing.FakeCoreService;
@@ -25,7 +26,22 @@ public final class P4FabricManagerAccess {
      */
     public P4FabricManagerAccess(TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
                                  FakePipeconfService pipeconfs) {
+        this(fabric, flows, groups, pipeconfs, null);
+    }
+
+    /**
+     * Starts it with a packet service: the source leaves' aggregators start and report through it.
+     *
+     * @param fabric    the fabric
+     * @param flows     the flow rule service
+     * @param groups    the group service
+     * @param pipeconfs the pipeconf service, with the P4 switches bound
+     * @param packets   the packet service, or null (ONOS always has one; then no aggregator starts)
+     */
+    public P4FabricManagerAccess(TestFabric fabric, FakeFlowRuleService flows, FakeGroupService groups,
+                                 FakePipeconfService pipeconfs, FakePacketService packets) {
         wire(manager, fabric, flows, groups, pipeconfs, () -> true);
+        manager.packetService = packets;
         manager.activate();
     }
 

@@ -77,6 +77,10 @@ class P4FabricManagerTest {
         @Override
         public void stateChanged(String why) {
         }
+
+        @Override
+        public void report(org.mcast4ai.api.P2mpGroupId id, org.mcast4ai.api.AggregationReport report) {
+        }
     };
 
     // activated and run by a loop that follows the fabric's events, as the group manager's does: a burst of events

@@ -5,6 +5,7 @@ import org.onosproject.core.ApplicationId;
 import org.onosproject.core.GroupId;
 import org.onosproject.event.ListenerRegistry;
 import org.onosproject.net.DeviceId;
+import org.mcast4ai.impl.p4.Mcast4aiPipeconf;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.flow.instructions.Instructions;
@@ -88,6 +89,43 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         if (port == null) {
             return "device " + device + " is not a switch of the P4 lab";
         }
+        return writeMulticast(port, mgrp, buckets);
+    }
+
+    // a group of either type: an ALL group is a multicast group, a CLONE group a clone session (mirroring)
+    private String write(DeviceId device, GroupDescription.Type type, int id, GroupBuckets buckets) {
+        if (type != GroupDescription.Type.CLONE) {
+            return write(device, id, buckets);
+        }
+        Integer port = thrift.get(device);
+        if (port == null) {
+            return "device " + device + " is not a switch of the P4 lab";
+        }
+        try {
+            if (buckets == null) {
+                return runAll(port, List.of("mirroring_delete " + id));
+            }
+            List<PortNumber> to = new ArrayList<>();
+            for (GroupBucket b : buckets.buckets()) {
+                for (Instruction i : b.treatment().allInstructions()) {
+                    if (i instanceof Instructions.OutputInstruction) {
+                        to.add(((Instructions.OutputInstruction) i).port());
+                    }
+                }
+            }
+            if (to.size() != 1) {
+                return "a clone session has one port, not " + to.size();
+            }
+            // the interpreter maps CONTROLLER to the program's CPU port
+            PortNumber out = to.get(0);
+            return runAll(port, List.of("mirroring_add " + id + " "
+                    + (PortNumber.CONTROLLER.equals(out) ? Mcast4aiPipeconf.CPU_PORT : out.toLong())));
+        } catch (IOException e) {
+            return e.getMessage();
+        }
+    }
+
+    private String writeMulticast(int port, int mgrp, GroupBuckets buckets) {
         try {
             // what the switch holds, not what was last written: a write that failed half way, or a group the
             // switch holds from before the runner started (a controller restart), is seen as it is
@@ -194,7 +232,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
         group.setState(Group.GroupState.PENDING_ADD);
         groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).putIfAbsent(desc.appCookie(), group);
         executor.execute(() -> {
-            String error = write(desc.deviceId(), id, desc.buckets());
+            String error = write(desc.deviceId(), desc.type(), id, desc.buckets());
             if (error == null) {
                 group.setState(Group.GroupState.ADDED);
                 groups.computeIfAbsent(desc.deviceId(), d -> new ConcurrentHashMap<>()).put(desc.appCookie(), group);
@@ -216,7 +254,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
     public void reinstall(DeviceId device) {
         executor.execute(() -> {
             for (DefaultGroup g : groups.getOrDefault(device, Map.of()).values()) {
-                String error = write(device, g.id().id(), g.buckets());
+                String error = write(device, g.type(), g.id().id(), g.buckets());
                 if (error != null) {
                     log.warn("{} back: multicast group {} not written again: {}", device, g.id().id(), error);
                 }
@@ -241,7 +279,7 @@ public class Bmv2GroupService extends GroupServiceAdapter {
             GroupKey key = newCookie != null ? newCookie : oldCookie;
             DefaultGroup updated = new DefaultGroup(old.id(), new DefaultGroupDescription(deviceId, old.type(),
                     buckets, key, old.id().id(), old.appId()));
-            String error = write(deviceId, old.id().id(), buckets);
+            String error = write(deviceId, old.type(), old.id().id(), buckets);
             if (error == null) {
                 updated.setState(Group.GroupState.ADDED);
                 groups.get(deviceId).remove(oldCookie);
@@ -262,8 +300,8 @@ public class Bmv2GroupService extends GroupServiceAdapter {
                 return;
             }
             int mgrp = old.id().id();
-            String error = write(deviceId, mgrp, null);
-            if (error == null) {
+            String error = write(deviceId, old.type(), mgrp, null);
+            if (error == null && old.type() != GroupDescription.Type.CLONE) {
                 try {
                     String e = Bmv2Cli.error(cli.run(thrift.get(deviceId), List.of("mc_mgrp_destroy " + mgrp)).get(0));
                     error = e;

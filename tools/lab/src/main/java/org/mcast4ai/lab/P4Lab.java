@@ -10,6 +10,7 @@ import org.onosproject.event.EventDeliveryService;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
@@ -36,7 +37,8 @@ import static org.onlab.util.Tools.groupedThreads;
  * components as the Open vSwitch lab plus the P4 fabric's ({@code P4FabricManager}), every switch bound to the
  * mcast4ai pipeconf, and ONOS's flow rule and group services standing in over BMv2's runtime
  * ({@link Bmv2FlowRuleService}, {@link Bmv2GroupService}): the app's own PI entries and multicast groups, written
- * and acknowledged as ONOS's P4Runtime driver would. What of the fabric exists is read from the lab
+ * and acknowledged as ONOS's P4Runtime driver would, and its packet service over the switches' CPU ports
+ * ({@link Bmv2PacketService}). What of the fabric exists is read from the lab
  * ({@link Bmv2TopologyWatcher}): switches, links and hosts fail and come back.
  */
 public final class P4Lab implements AutoCloseable {
@@ -59,13 +61,16 @@ public final class P4Lab implements AutoCloseable {
     private final Bmv2Cli cli = new Bmv2Cli();
     private RestServer rest;
     private final Bmv2TopologyWatcher watcher;
+    private final Bmv2PacketService packets;
 
-    private P4Lab(LabFabric fabric, Map<DeviceId, Integer> thrift, Lab.Settings settings) throws IOException {
+    private P4Lab(LabFabric fabric, Path file, Map<DeviceId, Integer> thrift, Lab.Settings settings)
+            throws IOException {
         LabTopology topology = new LabTopology(fabric, LabTopology.State.full(fabric));
         cli.connect(thrift.values());
         flows = new Bmv2FlowRuleService(thrift, P4InfoOrder.pipeconf(), cli, writer);
         groups = new Bmv2GroupService(thrift, cli, writer);
         storage = settings.stateFile == null ? null : new PersistentStorageService(settings.stateFile);
+        packets = new Bmv2PacketService(file);
         // a switch back is empty: the stores' stand-ins put back what they hold before ONOS's events go out
         watcher = new Bmv2TopologyWatcher(topology, thrift, d -> {
             groups.reinstall(d);
@@ -78,6 +83,7 @@ public final class P4Lab implements AutoCloseable {
                 .register(HostService.class, new LabHostService(topology))
                 .register(FlowRuleService.class, flows)
                 .register(GroupService.class, groups)
+                .register(PacketService.class, packets)
                 .register(PiPipeconfService.class, new LabPipeconfService(thrift.keySet(), Mcast4aiPipeconf.ID))
                 .register(WorkPartitionService.class, new LabWorkPartitionService())
                 .register(ComponentConfigService.class, new ComponentConfigAdapter())
@@ -124,7 +130,7 @@ public final class P4Lab implements AutoCloseable {
         LabRealm realm;
         try {
             realm = LabRealm.read(settings.users);
-            lab = new P4Lab(fabric, thriftPorts(file), settings);
+            lab = new P4Lab(fabric, file, thriftPorts(file), settings);
         } catch (IOException | IllegalArgumentException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
@@ -169,5 +175,6 @@ public final class P4Lab implements AutoCloseable {
         events.close();
         writer.shutdownNow();
         cli.close();
+        packets.close();
     }
 }

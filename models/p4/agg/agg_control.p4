@@ -1,21 +1,22 @@
 /*
- * ACK aggregation in a switch's registers, P4_16 for v1model (BMv2): the specification of
- * org.mcast4ai.engine.reliable.AckAggregator, for the source leaf of a reliable group, passing the same known
+ * ACK aggregation in a switch's registers: the specification of org.mcast4ai.engine.reliable.AckAggregator, the
+ * source leaf's control in mcast4ai.p4 (which includes agg_types.p4 before its headers_t and meta_t, with the
+ * fields eth, ctl, in4, udp, bth, aeth, cnp, icrc and AGG_META, and this file after them). It passes the same known
  * answers as the Java specification and the eBPF program (models/reliable/ack-aggregation*.json, ./replay_agg).
- * A program of its own for now; it is to become the source leaf's control in mcast4ai.p4.
  *
  * Every ACK, NAK or CNP to a virtual peer is checked before anything else is read of it: its ICRC (computed over
  * the masked headers with the switch's CRC-32; a bad one is dropped and counted) and its sender (group, address
- * and QPN of an active member; anything else is dropped and counted). The sender's data to the virtual peer sets
- * the next PSN to send (a PSN behind it is a retransmission: a new NAK round, one re-ACK); an ACK or NAK at or
- * beyond it, as far as 24 bits tell, is dropped and counted. Each receiver's acknowledged PSN is kept extended past
- * the 24-bit wrap to 32 bits; the group keeps the minimum over its active receivers and how many are at it. An ACK
- * (or a sequence-error NAK, which acknowledges what is before the PSN it expects) that moves the last receiver at
- * the minimum has it found again over the group's slots; when it advanced, the packet itself leaves to the sender
- * as the aggregated ACK, from the virtual peer, with the MSN and credit of the receiver at the minimum (of several,
- * the lowest key, address << 24 | QPN), IPv4 checksum and ICRC computed anew. A NAK goes on at once with the PSN
- * after the minimum, once per PSN per retransmission round (without the data in sight: per hold-off); a duplicate
- * ACK after a retransmission goes on once as a re-ACK; a CNP at most once per interval per group.
+ * and QPN of an active member; anything else is dropped and counted). The sender's data to the virtual peer from
+ * the sender's port sets the next PSN to send (a PSN behind it is a retransmission: a new NAK round, one re-ACK);
+ * an ACK or NAK at or beyond it, as far as 24 bits tell, is dropped and counted. Each receiver's acknowledged PSN is
+ * kept extended past the 24-bit wrap to 32 bits; the group keeps the minimum over its active receivers and how many
+ * are at it. An ACK (or a sequence-error NAK, which acknowledges what is before the PSN it expects) that moves the
+ * last receiver at the minimum has it found again over the group's slots; when it advanced, the packet itself
+ * leaves to the sender as the aggregated ACK, from the virtual peer, with the MSN and credit of the receiver at the
+ * minimum (of several, the lowest key, address << 24 | QPN), IPv4 checksum and ICRC computed anew. A NAK goes on at
+ * once with the PSN after the minimum, once per PSN per retransmission round (without the data in sight: per
+ * hold-off); a duplicate ACK after a retransmission goes on once as a re-ACK; a CNP at most once per interval per
+ * group.
  *
  * The controller (the CPU port only: a control frame from any other port is dropped and counted) starts a group
  * (CONFIG), adds and removes receivers (JOIN at a PSN, LEAVE, EVICT: it found one unreachable, never the last
@@ -34,134 +35,6 @@
  * Tables: agg_vp (the virtual peer's address: its group and the sender), agg_group (the same by index, for the
  * control frames), agg_member ((group, address, QPN): the slot).
  */
-#include <core.p4>
-#include <v1model.p4>
-
-#ifndef AGG_GROUPS
-#define AGG_GROUPS 64
-#endif
-#ifndef AGG_RX
-#define AGG_RX 128                 /* receivers per group (32 or 128): the scan that finds the minimum again reads
-                                      each once */
-#endif
-/* a statement for every receiver slot of a group, unrolled */
-#define R8(M, B) M((B)) M((B) + 1) M((B) + 2) M((B) + 3) M((B) + 4) M((B) + 5) M((B) + 6) M((B) + 7)
-#define R32(M, B) R8(M, (B)) R8(M, (B) + 8) R8(M, (B) + 16) R8(M, (B) + 24)
-#if AGG_RX == 32
-#define ALL_SLOTS(M) R32(M, 0)
-#elif AGG_RX == 128
-#define ALL_SLOTS(M) R32(M, 0) R32(M, 32) R32(M, 64) R32(M, 96)
-#else
-#error "AGG_RX: 32 or 128"
-#endif
-#define CPU_PORT 255
-#define ROCE_PORT 4791
-#define OP_ACK 0x11
-#define OP_CNP 0x81
-#define ETH_AGG 0x88B5             /* the controller's control frames and the switch's reports */
-#define CLONE_TO_CPU 1             /* the clone session the controller maps to the CPU port */
-
-/* control frame operations (the eBPF agent's numbers) and the report */
-#define CTL_CONFIG 1
-#define CTL_JOIN 2
-#define CTL_LEAVE 3
-#define CTL_TICK 4
-#define CTL_EVICT 5
-#define CTL_STALLED 6
-
-/* drop reasons, the index within a group's row of agg_drops (the Java specification's AggregationOutput.Drop) */
-#define DROP_NON_MEMBER 1
-#define DROP_BEYOND_SENT 2
-#define DROP_NAK_REPEATED 3
-#define DROP_CNP_RATE 4
-#define DROP_BAD_ICRC 6
-#define DROP_MALFORMED 7
-
-header ethernet_t { bit<48> dst; bit<48> src; bit<16> type; }
-/* from the CPU port: an operation on a group's receiver (its slot; JOIN: its first PSN and key); to it: the
-   receivers a packet stalled (one bit per slot, slot 0 the least significant) */
-header ctl_t { bit<8> op; bit<8> slot; bit<16> pad; bit<32> group; bit<32> psn; bit<64> key; bit<128> stalled; }
-header ipv4_t {
-    bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<16> id; bit<16> frag; bit<8> ttl; bit<8> proto;
-    bit<16> csum; bit<32> src; bit<32> dst;
-}
-header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> csum; }
-header bth_t { bit<8> opcode; bit<8> flags; bit<16> pkey; bit<8> resv; bit<24> dqpn; bit<8> ack; bit<24> psn; }
-header aeth_t { bit<8> syndrome; bit<24> msn; }
-header cnp_t { bit<128> resv; }
-header icrc_t { bit<32> v; }                       /* least significant byte first */
-
-struct headers_t {
-    ethernet_t eth;
-    ctl_t ctl;
-    ipv4_t ip;
-    udp_t udp;
-    bth_t bth;
-    aeth_t aeth;
-    cnp_t cnp;
-    icrc_t icrc;
-}
-
-struct meta_t {
-    @field_list(1) bit<32> g;  /* the group's index */
-    bit<32> i;                 /* the receiver's flat index */
-    bit<1> vp;                 /* a group's packet */
-    bit<1> sees_data;
-    bit<32> vp_ip;
-    bit<32> sender_ip;
-    bit<24> sender_qpn;
-    bit<48> sender_mac;
-    bit<48> vp_mac;
-    bit<9> sender_port;
-    bit<9> onward_port;
-    bit<48> cnp_us;            /* at most one CNP to the sender per this many microseconds */
-    bit<48> stall_us;          /* the minimum may stand still this long with data unacknowledged */
-    bit<48> holdoff_us;        /* without the data in sight: a NAK for the same PSN is not repeated this long */
-    bit<32> crc;
-    bit<1> emit;               /* the packet leaves to the sender */
-    @field_list(1) bit<128> stalled;  /* the slots this packet stalled */
-}
-
-parser AggParser(packet_in packet, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start {
-        packet.extract(hdr.eth);
-        transition select(hdr.eth.type) { 0x0800: ip; ETH_AGG: ctl; default: accept; }
-    }
-    state ctl {
-        packet.extract(hdr.ctl);
-        transition accept;
-    }
-    state ip {
-        packet.extract(hdr.ip);
-        transition select(hdr.ip.ihl, hdr.ip.proto) { (5, 17): udp; default: accept; }
-    }
-    state udp {
-        packet.extract(hdr.udp);
-        transition select(hdr.udp.dport) { ROCE_PORT: bth; default: accept; }
-    }
-    state bth {
-        packet.extract(hdr.bth);
-        /* an ACK is BTH, AETH and ICRC (28 bytes with the UDP header), a CNP BTH, 16 reserved bytes and ICRC (40):
-           other lengths are malformed; the sender's data is left unparsed after its BTH */
-        transition select(hdr.bth.opcode, hdr.udp.len) {
-            (OP_ACK, 28): aeth;
-            (OP_CNP, 40): cnp;
-            default: accept;
-        }
-    }
-    state aeth {
-        packet.extract(hdr.aeth);
-        packet.extract(hdr.icrc);
-        transition accept;
-    }
-    state cnp {
-        packet.extract(hdr.cnp);
-        packet.extract(hdr.icrc);
-        transition accept;
-    }
-}
-
-control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
 
 /* 24-bit PSN arithmetic: psn extended to 32 bits as the value nearest ref (within 2^23 either way) */
 #define EXTEND(OUT, PSN, REF) { \
@@ -175,8 +48,8 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
         m.emit = 1; \
         hdr.eth.dst = m.sender_mac; \
         hdr.eth.src = m.vp_mac; \
-        hdr.ip.src = m.vp_ip; \
-        hdr.ip.dst = m.sender_ip; \
+        hdr.in4.src = m.vp_ip; \
+        hdr.in4.dst = m.sender_ip; \
         hdr.bth.dqpn = m.sender_qpn; \
         sm.egress_spec = m.sender_port;
 /* ... as an ACK or NAK for PSN with this MSN and syndrome, its ICRC computed anew */
@@ -190,22 +63,22 @@ control AggVerify(inout headers_t hdr, inout meta_t m) { apply { } }
 #define AS_ACK \
         hdr.ctl.setInvalid(); \
         hdr.eth.type = 0x0800; \
-        hdr.ip.setValid(); hdr.udp.setValid(); hdr.bth.setValid(); hdr.aeth.setValid(); hdr.icrc.setValid(); \
-        hdr.ip.version = 4; hdr.ip.ihl = 5; hdr.ip.tos = 0; hdr.ip.len = 48; hdr.ip.id = 1; hdr.ip.frag = 0; \
-        hdr.ip.ttl = 64; hdr.ip.proto = 17; hdr.ip.csum = 0; \
+        hdr.in4.setValid(); hdr.udp.setValid(); hdr.bth.setValid(); hdr.aeth.setValid(); hdr.icrc.setValid(); \
+        hdr.in4.version = 4; hdr.in4.ihl = 5; hdr.in4.tos = 0; hdr.in4.len = 48; hdr.in4.id = 1; hdr.in4.frag = 0; \
+        hdr.in4.ttl = 64; hdr.in4.proto = 17; hdr.in4.csum = 0; \
         hdr.udp.sport = 49152; hdr.udp.dport = ROCE_PORT; hdr.udp.len = 28; hdr.udp.csum = 0; \
         hdr.bth.opcode = OP_ACK; hdr.bth.flags = 0; hdr.bth.pkey = 0xFFFF; hdr.bth.resv = 0; hdr.bth.ack = 0;
 
 /* a packet becomes the controller's report of the receivers it stalled */
 #define REPORT \
-        hdr.ip.setInvalid(); hdr.udp.setInvalid(); hdr.bth.setInvalid(); hdr.aeth.setInvalid(); \
+        hdr.in4.setInvalid(); hdr.udp.setInvalid(); hdr.bth.setInvalid(); hdr.aeth.setInvalid(); \
         hdr.cnp.setInvalid(); hdr.icrc.setInvalid(); \
         hdr.ctl.setValid(); \
-        hdr.eth.type = ETH_AGG; \
+        hdr.eth.type = ETH_AGG_CTL; \
         hdr.ctl.op = CTL_STALLED; hdr.ctl.slot = 0; hdr.ctl.pad = 0; hdr.ctl.group = m.g; \
         hdr.ctl.psn = 0; hdr.ctl.key = 0; hdr.ctl.stalled = m.stalled;
 
-control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     register<bit<32>>(AGG_GROUPS * AGG_RX) rx_acked;
     register<bit<56>>(AGG_GROUPS * AGG_RX) rx_key;
     register<bit<24>>(AGG_GROUPS * AGG_RX) rx_msn;
@@ -242,8 +115,8 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     counter(1, CounterType.packets) agg_forged;   /* control frames from a port other than the CPU's */
 
     action vp_group(bit<32> g, bit<1> sees_data, bit<32> vp_ip, bit<32> sender_ip, bit<24> sender_qpn,
-                    bit<48> sender_mac, bit<48> vp_mac, bit<9> sender_port, bit<9> onward_port, bit<48> cnp_us,
-                    bit<48> stall_us, bit<48> holdoff_us) {
+                    bit<48> sender_mac, bit<48> vp_mac, bit<9> sender_port, bit<48> cnp_us, bit<48> stall_us,
+                    bit<48> holdoff_us) {
         m.vp = 1;
         m.g = g;
         m.sees_data = sees_data;
@@ -253,20 +126,19 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         m.sender_mac = sender_mac;
         m.vp_mac = vp_mac;
         m.sender_port = sender_port;
-        m.onward_port = onward_port;
         m.cnp_us = cnp_us;
         m.stall_us = stall_us;
         m.holdoff_us = holdoff_us;
     }
     /* a group by its virtual peer's address (the packets), and by its index (the control frames) */
     table agg_vp {
-        key = { hdr.ip.dst: exact; }
+        key = { hdr.in4.dst: exact @name("vp"); }
         actions = { vp_group; NoAction; }
         default_action = NoAction;
         size = AGG_GROUPS;
     }
     table agg_group {
-        key = { hdr.ctl.group: exact; }
+        key = { hdr.ctl.group: exact @name("group"); }
         actions = { vp_group; NoAction; }
         default_action = NoAction;
         size = AGG_GROUPS;
@@ -274,7 +146,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     action member(bit<32> slot) { m.i = m.g * AGG_RX + slot; }
     action stranger() { agg_drops.count(m.g * 8 + DROP_NON_MEMBER); mark_to_drop(sm); }
     table agg_member {
-        key = { m.g: exact; hdr.ip.src: exact; hdr.bth.dqpn: exact; }
+        key = { m.g: exact @name("group"); hdr.in4.src: exact @name("src"); hdr.bth.dqpn: exact @name("qpn"); }
         actions = { member; stranger; }
         default_action = stranger();
         size = AGG_GROUPS * AGG_RX;
@@ -284,15 +156,15 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
        header with its checksum all ones, the BTH with its reserved byte all ones, and what follows (IBA A17.4.2) */
     action icrc_ack() {
         hash(m.crc, HashAlgorithm.crc32, 32w0,
-             { 64w0xFFFFFFFFFFFFFFFF, hdr.ip.version, hdr.ip.ihl, 8w0xFF, hdr.ip.len, hdr.ip.id, hdr.ip.frag, 8w0xFF,
-               hdr.ip.proto, 16w0xFFFF, hdr.ip.src, hdr.ip.dst, hdr.udp.sport, hdr.udp.dport, hdr.udp.len,
+             { 64w0xFFFFFFFFFFFFFFFF, hdr.in4.version, hdr.in4.ihl, 8w0xFF, hdr.in4.len, hdr.in4.id, hdr.in4.frag, 8w0xFF,
+               hdr.in4.proto, 16w0xFFFF, hdr.in4.src, hdr.in4.dst, hdr.udp.sport, hdr.udp.dport, hdr.udp.len,
                16w0xFFFF, hdr.bth.opcode, hdr.bth.flags, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn, hdr.bth.ack,
                hdr.bth.psn, hdr.aeth.syndrome, hdr.aeth.msn }, 64w0x100000000);
     }
     action icrc_cnp() {
         hash(m.crc, HashAlgorithm.crc32, 32w0,
-             { 64w0xFFFFFFFFFFFFFFFF, hdr.ip.version, hdr.ip.ihl, 8w0xFF, hdr.ip.len, hdr.ip.id, hdr.ip.frag, 8w0xFF,
-               hdr.ip.proto, 16w0xFFFF, hdr.ip.src, hdr.ip.dst, hdr.udp.sport, hdr.udp.dport, hdr.udp.len,
+             { 64w0xFFFFFFFFFFFFFFFF, hdr.in4.version, hdr.in4.ihl, 8w0xFF, hdr.in4.len, hdr.in4.id, hdr.in4.frag, 8w0xFF,
+               hdr.in4.proto, 16w0xFFFF, hdr.in4.src, hdr.in4.dst, hdr.udp.sport, hdr.udp.dport, hdr.udp.len,
                16w0xFFFF, hdr.bth.opcode, hdr.bth.flags, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn, hdr.bth.ack,
                hdr.bth.psn, hdr.cnp.resv }, 64w0x100000000);
     }
@@ -313,10 +185,12 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             if (m.vp == 0 || hdr.ctl.slot >= AGG_RX) { mark_to_drop(sm); return; }
             m.i = m.g * AGG_RX + (bit<32>)hdr.ctl.slot;
         } else {
-            if (!hdr.bth.isValid()) { mark_to_drop(sm); return; }
+            /* not a group this switch aggregates: the includer decides what becomes of it */
+            if (!hdr.bth.isValid() || !hdr.in4.isValid()) { return; }
             agg_vp.apply();
-            if (m.vp == 0) { mark_to_drop(sm); return; }
-            if (hdr.bth.opcode != OP_ACK && hdr.bth.opcode != OP_CNP && hdr.ip.src == m.sender_ip) {
+            if (m.vp == 0) { return; }
+            if (hdr.bth.opcode != OP_ACK && hdr.bth.opcode != OP_CNP) {
+                if (hdr.in4.src != m.sender_ip || sm.ingress_port != m.sender_port) { return; }
                 /* the sender's data: the next PSN to send follows it; a PSN behind it is a retransmission */
                 bit<32> sent = 0;
                 bit<32> p = 0;
@@ -334,8 +208,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
                     g_retx.write(m.g, 1);       /* a new NAK round, and one re-ACK */
                     g_reack.write(m.g, 1);
                 }
-                sm.egress_spec = m.onward_port;
-                return;
+                return;         /* the data goes on: the includer replicates it */
             }
             if (!hdr.aeth.isValid() && !hdr.cnp.isValid()) {
                 agg_drops.count(m.g * 8 + DROP_MALFORMED);
@@ -362,6 +235,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
             }
         }
         mark_to_drop(sm);       /* what does not leave below is consumed */
+        m.agg_out = 1;
         /* ---------------------------------------------------------------- CNPs */
         if (hdr.cnp.isValid()) {
             agg_cnps_in.count(m.g);
@@ -659,7 +533,7 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
         /* ---------------------------------------------------------------- the receivers it stalled */
         if (m.stalled != 0) {
             if (m.emit == 1) {
-                clone_preserving_field_list(CloneType.I2E, CLONE_TO_CPU, 1);
+                clone_preserving_field_list(CloneType.I2E, CLONE_TO_CPU, AGG_LIST);
             } else {
                 REPORT
                 sm.egress_spec = CPU_PORT;
@@ -668,33 +542,3 @@ control AggIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_
     }
 }
 
-control AggEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply {
-        if (sm.instance_type == 1) {    /* the clone for the controller */
-            REPORT
-        }
-    }
-}
-
-control AggCompute(inout headers_t hdr, inout meta_t m) {
-    apply {
-        update_checksum(hdr.ip.isValid() && m.emit == 1,
-            { hdr.ip.version, hdr.ip.ihl, hdr.ip.tos, hdr.ip.len, hdr.ip.id, hdr.ip.frag, hdr.ip.ttl, hdr.ip.proto,
-              hdr.ip.src, hdr.ip.dst }, hdr.ip.csum, HashAlgorithm.csum16);
-    }
-}
-
-control AggDeparser(packet_out packet, in headers_t hdr) {
-    apply {
-        packet.emit(hdr.eth);
-        packet.emit(hdr.ctl);
-        packet.emit(hdr.ip);
-        packet.emit(hdr.udp);
-        packet.emit(hdr.bth);
-        packet.emit(hdr.aeth);
-        packet.emit(hdr.cnp);
-        packet.emit(hdr.icrc);
-    }
-}
-
-V1Switch(AggParser(), AggVerify(), AggIngress(), AggEgress(), AggCompute(), AggDeparser()) main;

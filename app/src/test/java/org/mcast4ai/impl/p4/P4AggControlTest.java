@@ -1,0 +1,100 @@
+package org.mcast4ai.impl.p4;
+
+import org.junit.jupiter.api.Test;
+import org.mcast4ai.api.AggregationReport;
+import org.mcast4ai.api.P2mpGroupId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The controller's side of the source leaves' aggregators: a group starts once its switch holds its entries, and
+ * again after the switch came back empty; receivers that change are left and joined without restarting the group;
+ * ticks reach every started group; a report of stalled receivers becomes the group's report by name.
+ */
+class P4AggControlTest {
+    private static final DeviceId LEAF = DeviceId.deviceId("device:leaf1");
+    private final List<String> sent = new ArrayList<>();
+    private final List<AggregationReport> reports = new ArrayList<>();
+    private final P4AggControl control = new P4AggControl((d, p, f) -> sent.add(d + " " + decode(f)),
+            (id, r) -> reports.add(r), () -> 42);
+
+    private static P4AggPlanner.Point point(int index, Map<Integer, Long> keys) {
+        Map<Integer, String> names = new java.util.HashMap<>();
+        keys.keySet().forEach(s -> names.put(s, "r" + s));
+        return new P4AggPlanner.Point(P2mpGroupId.of(9), LEAF, PortNumber.portNumber(1), index, 100, keys, Map.of(),
+                names);
+    }
+
+    // op, group, slot, psn, key: what the program reads of a frame
+    private static String decode(byte[] f) {
+        assertEquals(P4AggFrames.LENGTH, f.length);
+        ByteBuffer b = ByteBuffer.wrap(f);
+        assertEquals(P4AggFrames.ETHER_TYPE, b.getShort(12) & 0xFFFF);
+        String[] ops = {"?", "CONFIG", "JOIN", "LEAVE", "TICK", "EVICT"};
+        return ops[f[14]] + " g" + b.getInt(18) + " s" + (f[15] & 0xFF) + " psn" + b.getInt(22) + " key"
+                + Long.toHexString(b.getLong(26));
+    }
+
+    @Test
+    void aGroupStartsOnceItsSwitchHoldsItsEntriesAndAgainAfterTheSwitchCameBack() {
+        P4AggPlanner.Point p = point(5, Map.of(0, 0x0a000201100000L, 1, 0x0a000202100001L));
+        assertTrue(control.sync(List.of(p), x -> false).isEmpty(), "not before the entries are acknowledged");
+        assertTrue(sent.isEmpty());
+        assertEquals(List.of(p), control.sync(List.of(p), x -> true));
+        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key0", "device:leaf1 JOIN g5 s0 psn100 keya000201100000",
+                "device:leaf1 JOIN g5 s1 psn100 keya000202100001"), sent);
+        assertEquals(Map.of("r0", 100, "r1", 100), reports.get(0).joinPsn(), "both joined, by name");
+        sent.clear();
+        assertTrue(control.sync(List.of(p), x -> true).isEmpty(), "started once");
+        assertTrue(sent.isEmpty());
+        control.forget(LEAF);
+        assertEquals(List.of(p), control.sync(List.of(p), x -> true), "its registers came back empty");
+        assertEquals(3, sent.size());
+    }
+
+    @Test
+    void receiversThatChangeAreLeftAndJoinedWithoutRestartingTheGroup() {
+        control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
+        sent.clear();
+        control.sync(List.of(point(5, Map.of(1, 2L, 2, 3L))), x -> true);
+        assertEquals(List.of("device:leaf1 LEAVE g5 s0 psn0 key0", "device:leaf1 JOIN g5 s2 psn100 key3"), sent);
+    }
+
+    @Test
+    void ticksReachEveryStartedGroupAndStopWhenItGoes() {
+        control.sync(List.of(point(5, Map.of(0, 1L)), point(6, Map.of(0, 1L))), x -> true);
+        sent.clear();
+        control.tick();
+        assertEquals(Set.of("device:leaf1 TICK g5 s0 psn0 key0", "device:leaf1 TICK g6 s0 psn0 key0"),
+                Set.copyOf(sent));
+        sent.clear();
+        control.sync(List.of(point(6, Map.of(0, 1L))), x -> true);
+        control.tick();
+        assertEquals(List.of("device:leaf1 TICK g6 s0 psn0 key0"), sent);
+    }
+
+    @Test
+    void aReportOfStalledSlotsBecomesTheGroupsReportByName() {
+        control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L, 100, 3L))), x -> true);
+        reports.clear();
+        byte[] report = P4AggFrames.frame(6, 5, 0, 0, 0);
+        report[34 + 15] = 0x02;         // slot 1
+        report[34 + 3] = 0x10;          // slot 8 * (15 - 3) + 4 = 100
+        assertTrue(control.received(LEAF, report));
+        assertEquals(Set.of("r1", "r100"), reports.get(0).stalled());
+        assertEquals(42, reports.get(0).timeMillis());
+        assertFalse(control.received(LEAF, new byte[60]), "not a report: left for others");
+        assertTrue(control.received(DeviceId.deviceId("device:leaf9"), report), "a report for nothing started");
+        assertEquals(1, reports.size());
+    }
+}

@@ -36,6 +36,9 @@ REPO = os.path.dirname(os.path.dirname(LAB_DIR))
 RUN_DIR = os.path.join(LAB_DIR, "out", "p4")
 THRIFT_BASE = 9090
 CPU_PORT = 255          # the program's CPU port
+# packets each egress queue of a switch holds: BMv2's default is 64, a few milliseconds of a burst, where a datacenter
+# switch buffers megabytes; the same choice as the Open vSwitch lab's port buffers (fabric.SWITCH_PORT_BUFFER)
+QUEUE_DEPTH = int(os.environ.get("MCAST4AI_LAB_P4_QUEUE", "1024"))
 PORT_DOWN = "mcast4ai-port-down"
 # the link cuts' TC program, shared by the fail-link and restore-link commands (each a process of its own)
 CUT_PIN = "/sys/fs/bpf/mcast4ai-p4-cut"
@@ -197,6 +200,7 @@ def up(desc, out, program=None):
         if not wait_thrift(sw["thrift"], deadline) or not pid or not os.path.exists("/proc/%d" % pid):
             raise RuntimeError("%s: simple_switch did not open thrift port %d (see %s)"
                                % (sw["name"], sw["thrift"], os.path.join(RUN_DIR, sw["name"] + ".log")))
+        set_queues(sw)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out + ".tmp", "w") as f:
         json.dump(desc, f, indent=2)
@@ -205,6 +209,16 @@ def up(desc, out, program=None):
     log("up: %d BMv2 switches, %d links, %d hosts in %.2f s -> %s"
         % (len(desc["switches"]), len(desc["links"]), len(desc["hosts"]), time.monotonic() - t0, out))
     return 0
+
+
+def set_queues(sw):
+    """Gives a switch's egress queues QUEUE_DEPTH packets (0: BMv2's default)."""
+    if QUEUE_DEPTH <= 0:
+        return
+    r = subprocess.run(["simple_switch_CLI", "--thrift-port", str(sw["thrift"])], input="set_queue_depth %d\n"
+                       % QUEUE_DEPTH, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or "Error" in r.stdout:
+        raise RuntimeError("%s: set_queue_depth: %s" % (sw["name"], (r.stdout + r.stderr).strip()[-300:]))
 
 
 def start_switch(name, cmd):
@@ -264,6 +278,7 @@ def fault(command, args, fabric_file):
             start_switch(sw["name"], json.load(f))
         if not wait_thrift(sw["thrift"], time.monotonic() + 60):
             raise RuntimeError("%s did not come back" % sw["name"])
+        set_queues(sw)
     log("%s %s in %.2f s" % (command, " ".join(args), time.monotonic() - t0))
     return 0
 

@@ -22,16 +22,12 @@ import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.DefaultTrafficTreatment;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupListener;
 import org.onosproject.net.group.GroupService;
 import org.onosproject.net.host.HostService;
 import org.onosproject.net.intent.WorkPartitionService;
 import org.onosproject.net.link.LinkService;
-import org.onosproject.net.packet.DefaultOutboundPacket;
-import org.onosproject.net.packet.PacketContext;
-import org.onosproject.net.packet.PacketProcessor;
 import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.store.service.StorageService;
@@ -52,9 +48,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -68,8 +61,8 @@ import static org.slf4j.LoggerFactory.getLogger;
  * until a loop is attached ({@link #attach}). The static state names no group, so it changes only with the
  * fabric; beside it the leaves hold the groups' edge entries (reliable groups' receivers' rewrites,
  * {@link P4EdgePlanner}; senders' subset entries, {@link P4SubsetPlanner}; ACK aggregation in the source leaf,
- * {@link P4AggPlanner}, whose registers {@link P4AggControl} starts and ticks by packet-out and whose reports of
- * stalled receivers come back by packet-in), which follow the groups. One instance
+ * {@link P4Aggregators}: entries planned with the static state, registers started and ticked by packet-out,
+ * reports of stalled receivers by packet-in), which follow the groups. One instance
  * of a cluster writes it (the owner of work partition 0, as for the OpenFlow static tables), so all switches take
  * their leaf numbers from one bit index table.
  */
@@ -82,8 +75,6 @@ public class P4FabricManager implements P4FabricService, FabricState {
     public static final String APP_NAME = P2mpGroupManager.APP_NAME + ".p4";
     /** Milliseconds before a run after a switch refused a write (ONOS's audit of the flows also repairs it). */
     static final long RETRY_MS = 1000;
-    /** Milliseconds between the aggregators' ticks (the stall rule runs on each; the stall time is 1 s). */
-    static final long TICK_MS = 100;
 
     /** The reconcile loop that runs the static state, as the group manager attaches it. */
     public interface Loop {
@@ -156,31 +147,8 @@ public class P4FabricManager implements P4FabricService, FabricState {
     private volatile boolean active;
     private P4EdgePlanner edgePlanner;
     private P4SubsetPlanner subsetPlanner;
-    private P4AggPlanner aggPlanner;
-    private P4AggControl aggControl;
-    // the groups aggregated in source leaves, as the last run planned them
-    private List<P4AggPlanner.Point> aggPoints = List.of();
-    private List<String> aggProblems = List.of();
-    private ScheduledExecutorService ticker;
-    // the aggregators' reports (a higher priority than host learning: they are no host's)
-    private final PacketProcessor reportsIn = new PacketProcessor() {
-        @Override
-        public void process(PacketContext context) {
-            P4AggControl c = aggControl;
-            if (c == null || context.isHandled() || context.inPacket().receivedFrom() == null) {
-                return;
-            }
-            java.nio.ByteBuffer b = context.inPacket().unparsed();
-            if (b == null) {
-                return;
-            }
-            byte[] frame = new byte[b.remaining()];
-            b.duplicate().get(frame);
-            if (c.received(context.inPacket().receivedFrom().deviceId(), frame)) {
-                context.block();
-            }
-        }
-    };
+    // the source leaves' ACK aggregators
+    private P4Aggregators aggregators;
     private HostResolver hostResolver;
     private FabricSnapshotFactory snapshots;
     private P4StaticProgrammer programmer;
@@ -219,22 +187,10 @@ public class P4FabricManager implements P4FabricService, FabricState {
         programmer.setOnRefused(() -> requestRun(RETRY_MS));
         edgePlanner = new P4EdgePlanner(appId);
         subsetPlanner = new P4SubsetPlanner(appId, P4SubsetPlanner.DEFAULT_PREFIX);
-        aggPlanner = new P4AggPlanner(appId);
-        aggControl = new P4AggControl(this::emit, this::aggregationReport, System::currentTimeMillis);
         hostResolver = new HostResolver(hostService);
         groupService.addListener(groupEvents);
-        if (packetService != null) {
-            packetService.addProcessor(reportsIn, PacketProcessor.director(0));
-        }
-        ticker = Executors.newSingleThreadScheduledExecutor(
-                org.onlab.util.Tools.groupedThreads("mcast4ai", "p4-agg-tick"));
-        ticker.scheduleAtFixedRate(() -> {
-            try {
-                aggControl.tick();
-            } catch (RuntimeException e) {
-                log.warn("aggregators' tick failed", e);
-            }
-        }, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        aggregators = new P4Aggregators(appId, flowRuleService, packetService, this::aggregationReport);
+        aggregators.start();
         active = true;
         requestRun(0);
     }
@@ -247,37 +203,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
         }
         active = false;
         groupService.removeListener(groupEvents);
-        if (packetService != null) {
-            packetService.removeProcessor(reportsIn);
-        }
-        if (ticker != null) {
-            ticker.shutdownNow();
-        }
-    }
-
-    // a group's aggregation entries on its source leaf, as ONOS lists them: all ADDED as planned
-    private boolean inPlace(P4AggPlanner.Point p) {
-        Map<org.onosproject.net.flow.FlowId, org.onosproject.net.flow.FlowEntry> held = new java.util.HashMap<>();
-        for (org.onosproject.net.flow.FlowEntry e : flowRuleService.getFlowEntries(p.device())) {
-            held.put(e.id(), e);
-        }
-        for (FlowRule r : p.entries()) {
-            org.onosproject.net.flow.FlowEntry e = held.get(r.id());
-            if (e == null || e.state() != org.onosproject.net.flow.FlowEntry.FlowEntryState.ADDED
-                    || !e.treatment().equals(r.treatment())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // a control frame to a source leaf's aggregator, by packet-out (the program reads no port for it)
-    private void emit(DeviceId device, P4AggPlanner.Point point, byte[] frame) {
-        PacketService ps = packetService;
-        if (ps != null) {
-            ps.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder()
-                    .setOutput(point.senderPort()).build(), java.nio.ByteBuffer.wrap(frame)));
-        }
+        aggregators.stop();
     }
 
     private void aggregationReport(P2mpGroupId id, AggregationReport report) {
@@ -353,9 +279,9 @@ public class P4FabricManager implements P4FabricService, FabricState {
         if (p != null && active) {
             p.forget(device);
         }
-        P4AggControl c = aggControl;
-        if (c != null) {
-            c.forget(device);       // its registers came back empty
+        P4Aggregators a = aggregators;
+        if (a != null && active) {
+            a.forget(device);       // its registers came back empty
         }
     }
 
@@ -440,9 +366,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
                     desired.size(), now.isEmpty() ? "" : "; waiting for " + now);
         }
         // the aggregators whose entries their switch holds start (CONFIG, JOINs) before the groups go on
-        if (packetService != null) {
-            aggControl.sync(aggPoints, this::inPlace);
-        }
+        aggregators.sync();
         // groups that waited for a switch's answer, or for a leaf's number, are decided again
         regroup(before.stream().anyMatch(d -> !now.contains(d)));
         if (!w.none()) {
@@ -480,7 +404,7 @@ public class P4FabricManager implements P4FabricService, FabricState {
             Map<DeviceId, P4FabricPlanner.SwitchState> plan, Set<DeviceId> targets, FabricSnapshot fabric) {
         Loop l = loop;
         if (l == null) {
-            aggPoints = List.of();
+            aggregators.clear();
             return plan;
         }
         List<AggregationContext> contexts = new ArrayList<>();
@@ -491,13 +415,8 @@ public class P4FabricManager implements P4FabricService, FabricState {
             }
         }
         Map<DeviceId, List<FlowRule>> entries = new LinkedHashMap<>(edgePlanner.plan(contexts, targets));
-        P4AggPlanner.Plan agg = aggPlanner.plan(contexts, targets, bits, P4AggPlanner.DEFAULT_TIMERS);
-        if (!agg.problems().equals(aggProblems)) {
-            agg.problems().forEach(p -> log.warn("{}", p));
-        }
-        aggPoints = agg.points();
-        aggProblems = agg.problems();
-        agg.rules().forEach((d, rules) -> entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
+        aggregators.plan(contexts, targets, bits).forEach((d, rules) ->
+                entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
         subsetPlanner.plan(P4SubsetPlanner.senders(every, fabric, bits, hostResolver), targets).forEach((d, rules) ->
                 entries.computeIfAbsent(d, x -> new ArrayList<>()).addAll(rules));
         if (entries.isEmpty()) {

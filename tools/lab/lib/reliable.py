@@ -131,8 +131,9 @@ class Lab:
         self.rest.purge(gid)
 
     # ------------------------------------------------------------------ the source leaf's aggregator (P4)
-    def cli(self, commands):
-        r = subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift[self.source["deviceId"]])],
+    def cli(self, commands, device=None):
+        port = self.thrift[device or self.source["deviceId"]]
+        r = subprocess.run(["simple_switch_CLI", "--thrift-port", str(port)],
                            input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=60)
         return r.stdout
 
@@ -158,6 +159,14 @@ class Lab:
         return dict(counters=dict(zip(names, packets)),
                     receiverAcked={h: v & PSN_MASK for (h, _), v in zip(slots, values)},
                     acked=values[-1] & PSN_MASK)
+
+    def sent_on(self):
+        """Per leaf, the receivers' ACKs it sent on towards a source leaf (McastIngress.acks[0])."""
+        out = {}
+        for d in {h["deviceId"] for h in self.hosts}:
+            m = re.findall(r"(\d+) packets\)", self.cli(["counter_read McastIngress.acks 0"], d))
+            out[d] = int(m[0]) if m else 0
+        return out
 
     def counters(self, gid, after):
         """The agent's report once two reports made after the run (and after `after`, ms) agree.
@@ -227,6 +236,7 @@ class Lab:
         if self.p4:
             # the counters are the switch's, per group index (a later group may have the same): from here on
             self.p4_before[gid] = self.p4_read(ctx)["counters"]
+            leaves_before = self.sent_on()
         t0 = int(time.time() * 1000)
         rate = self.a.rate
         # a clean run measures aggregation without loss: the sender's retransmit timer must outlast the lab's worst
@@ -263,9 +273,16 @@ class Lab:
                        "the aggregator took %s ACKs, the receivers sent %d" % (c.get("acksIn"), sent_acks))
             self.check(run, snd["acks"] - snd["advances"] <= c.get("reAcks", 0),
                        "the sender got %d ACKs that did not advance" % (snd["acks"] - snd["advances"]))
-            self.lab_losses.append("%s: %d of %d ACKs lost in the switches, %d data packets retransmitted, %d timeouts"
-                                   % (run, sent_acks - c.get("acksIn", 0), sent_acks, snd["retransmitted"],
-                                      snd["timeouts"]))
+            # where: between a remote receiver and its leaf, or between the leaves and the aggregator
+            after = self.sent_on()
+            on = sum(after[d] - leaves_before.get(d, 0) for d in after)
+            src = self.source["deviceId"]
+            remote = sum(st["acks"] for h, st in res["receivers"].items() if self.by_ip[h]["deviceId"] != src)
+            local = sent_acks - remote
+            self.lab_losses.append("%s: %d of %d ACKs lost in the switches (%d of %d remote ones before their leaf "
+                                   "sent them on, %d after), %d data packets retransmitted, %d timeouts"
+                                   % (run, sent_acks - c.get("acksIn", 0), sent_acks, remote - on, remote,
+                                      on + local - c.get("acksIn", 0), snd["retransmitted"], snd["timeouts"]))
         else:
             self.check(run, snd["acks"] == snd["advances"] and c.get("reAcks") == 0,
                        "a clean run repeated %d ACKs" % (snd["acks"] - snd["advances"]))

@@ -68,26 +68,8 @@ class P4AggPlannerTest {
      * A group sent from leaf1 port 1; receiver "rN" at device:leafX/P for N = 10 X + P, slot by order.
      */
     private static AggregationContext context(long id, String vp, int... at) {
-        Set<Endpoint> rs = new LinkedHashSet<>();
-        for (int n : at) {
-            rs.add(Endpoint.of("r" + n, 0x40 + n));
-        }
-        P2mpGroupRequest req = P2mpGroupRequest.builder().key(GroupKey.of("t", "g" + id)).source(Endpoint.of("s", 7))
-                .receivers(rs).reliability(Reliability.ACK_AGGREGATION).build();
-        VirtualPeer peer = VirtualPeer.of(IpAddress.valueOf(vp), 100, rs);
-        P2mpGroup g = P2mpGroup.submitted(P2mpGroupId.of(id), req, IpAddress.valueOf("224.1.0." + id), 0, peer);
-        AggregationContext.Member sender = new AggregationContext.Member("s", IpAddress.valueOf("10.0.0.1"),
-                MacAddress.valueOf("02:00:00:00:00:01"), 7, -1, VirtualPeer.SENDER_FACING_QPN,
-                ConnectPoint.deviceConnectPoint("device:leaf1/1"), 100, true);
-        List<AggregationContext.Member> members = new ArrayList<>();
-        for (int n : at) {
-            String host = "r" + n;
-            members.add(new AggregationContext.Member(host, IpAddress.valueOf("10.0." + n / 10 + "." + n % 10),
-                    MacAddress.valueOf("02:00:00:00:" + String.format("%02x:%02x", n / 10, n % 10)), 0x40 + n,
-                    peer.slots().get(host), peer.peerQpn(host),
-                    ConnectPoint.deviceConnectPoint("device:leaf" + n / 10 + "/" + n % 10), 100, true));
-        }
-        return new AggregationContext(g, sender, members, List.of(), null);
+        return P4EdgePlannerTest.context(id, "224.1.0." + id, vp, at, n -> "device:leaf" + n / 10 + "/" + n % 10,
+                n -> "10.0." + n / 10 + "." + n % 10, n -> "02:00:00:00:" + String.format("%02x:%02x", n / 10, n % 10));
     }
 
     @Test

@@ -35,9 +35,22 @@ class P4EdgePlannerTest {
     private final P4EdgePlanner planner = new P4EdgePlanner(new DefaultApplicationId(8, "org.mcast4ai.app.p4"));
 
     private static AggregationContext context(long id, String group, String vp, int... ports) {
+        // ports 1-9 on leaf2 (P4), 10 and up on leaf3 (not P4)
+        return context(id, group, vp, ports, p -> (p < 10 ? "device:leaf2/" : "device:leaf3/") + p,
+                p -> "10.0.1." + p, p -> "02:00:00:00:01:" + String.format("%02x", p));
+    }
+
+    /**
+     * A reliable group from "s" (10.0.0.1, QPN 7, at device:leaf1/1) to receivers "rN" (QPN 0x40 + N), each where,
+     * with the address and the MAC the functions give, and the slot and peer QPN of the group's virtual peer.
+     */
+    static AggregationContext context(long id, String group, String vp, int[] receivers,
+                                      java.util.function.IntFunction<String> at,
+                                      java.util.function.IntFunction<String> ip,
+                                      java.util.function.IntFunction<String> mac) {
         Set<Endpoint> rs = new LinkedHashSet<>();
-        for (int p : ports) {
-            rs.add(Endpoint.of("r" + p, 0x40 + p));
+        for (int n : receivers) {
+            rs.add(Endpoint.of("r" + n, 0x40 + n));
         }
         P2mpGroupRequest req = P2mpGroupRequest.builder().key(GroupKey.of("t", "g" + id)).source(Endpoint.of("s", 7))
                 .receivers(rs).reliability(Reliability.ACK_AGGREGATION).build();
@@ -47,12 +60,11 @@ class P4EdgePlannerTest {
                 MacAddress.valueOf("02:00:00:00:00:01"), 7, -1, VirtualPeer.SENDER_FACING_QPN,
                 ConnectPoint.deviceConnectPoint("device:leaf1/1"), 100, true);
         List<AggregationContext.Member> members = new java.util.ArrayList<>();
-        for (int p : ports) {
-            // ports 1-9 on leaf2 (P4), 10 and up on leaf3 (not P4)
-            String at = (p < 10 ? "device:leaf2/" : "device:leaf3/") + p;
-            members.add(new AggregationContext.Member("r" + p, IpAddress.valueOf("10.0.1." + p),
-                    MacAddress.valueOf("02:00:00:00:01:" + String.format("%02x", p)), 0x40 + p, p - 1,
-                    VirtualPeer.RECEIVER_QPN_BASE + p - 1, ConnectPoint.deviceConnectPoint(at), 100, true));
+        for (int n : receivers) {
+            String host = "r" + n;
+            members.add(new AggregationContext.Member(host, IpAddress.valueOf(ip.apply(n)),
+                    MacAddress.valueOf(mac.apply(n)), 0x40 + n, peer.slots().get(host), peer.peerQpn(host),
+                    ConnectPoint.deviceConnectPoint(at.apply(n)), 100, true));
         }
         return new AggregationContext(g, sender, members, List.of(), null);
     }

@@ -2,12 +2,7 @@ package org.mcast4ai.impl.p4;
 
 import org.junit.jupiter.api.Test;
 import org.mcast4ai.api.AggregationContext;
-import org.mcast4ai.api.Endpoint;
-import org.mcast4ai.api.GroupKey;
-import org.mcast4ai.api.P2mpGroup;
 import org.mcast4ai.api.P2mpGroupId;
-import org.mcast4ai.api.P2mpGroupRequest;
-import org.mcast4ai.api.Reliability;
 import org.mcast4ai.api.VirtualPeer;
 import org.mcast4ai.engine.bitmap.BitIndexTable;
 import org.mcast4ai.engine.bitmap.FabricGeometry;
@@ -28,9 +23,7 @@ import org.onosproject.p4runtime.model.P4InfoParser;
 
 import java.math.BigInteger;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -19,7 +19,7 @@ With --p4 the fabric is the P4 lab (BMv2 switches running mcast4ai.p4) and no ag
 aggregates the ACKs in its registers (models/p4/agg), the receivers' leaves rewrite the copies and send the ACKs to
 the source leaf in a HOST entry, and the app starts each group's aggregator by packet-out. The aggregator's counters
 and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
-the line ends with at=p4. Runs: clean (and fabric where asked). Needs root, the lab up, the lab runner
+the line ends with at=p4. Only the clean runs are ported to it. Needs root, the lab up, the lab runner
 serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
@@ -613,6 +613,8 @@ def main():
     ap.add_argument("--results", help="write the measurements here (JSON)")
     ap.add_argument("--p4", action="store_true", help="the P4 lab: the source leaf aggregates, no agents")
     a = ap.parse_args()
+    if a.p4 and set(a.runs.split(",")) - {"clean"}:
+        raise SystemExit("reliable: with --p4 only the clean runs are ported (--runs clean)")
     lab = Lab(a)
     rnd = random.Random(a.seed)
     lab.start_agents()

@@ -151,11 +151,7 @@ public final class Desired {
             String reason = unreachable.isEmpty() ? "" : unreachable.size() + " of "
                     + group.request().receivers().size() + " receivers unreachable"
                     + InstallAttempt.describe(unreachable);
-            if (!stalled.isEmpty()) {
-                // the aggregation point left them out of the minimum: the sender goes on without them
-                reason = (reason.isEmpty() ? "" : reason + "; ") + stalled.size() + " receiver(s) stopped "
-                        + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
-            }
+            reason = withStalled(reason, stalled);
             Set<DeviceEntry> entries = Programmed.entriesOf(compiled.plan);
             String waiting = waitingForAggregation(group);
             return new Desired(entries, Set.of(TreeBranch.KIND), compiled.plan, compiled.hosts, outcome, reason,
@@ -181,11 +177,7 @@ public final class Desired {
                         + "acknowledged their static state" + InstallAttempt.describe(d.behindUnready);
             }
             Set<String> stalled = group.peer().map(p -> p.stalled()).orElse(Set.of());
-            if (!stalled.isEmpty()) {
-                // the source leaf's aggregator left them out of the minimum: the sender goes on without them
-                reason = (reason.isEmpty() ? "" : reason + "; ") + stalled.size() + " receiver(s) stopped "
-                        + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
-            }
+            reason = withStalled(reason, stalled);
             // the source leaf's aggregator joins the receivers once it holds the group's entries
             String joining = d.waiting == null ? waitingForAggregation(group) : null;
             return new Desired(Set.of(d.stamp), Set.of(P4Stamp.KIND), GroupPlan.empty(), d.mode.hosts,
@@ -193,6 +185,16 @@ public final class Desired {
                     unreachable, null, d.mode, joining == null ? d.waiting : joining,
                     joining != null ? FailureKind.AGGREGATION_TIMEOUT
                             : d.waiting == null ? null : FailureKind.STATIC_TABLES_TIMEOUT);
+        }
+
+        // the aggregation point (beside the sender, or the source leaf) left them out of the minimum: the sender goes
+        // on without them
+        private static String withStalled(String reason, Set<String> stalled) {
+            if (stalled.isEmpty()) {
+                return reason;
+            }
+            return (reason.isEmpty() ? "" : reason + "; ") + stalled.size() + " receiver(s) stopped "
+                    + "acknowledging and no longer hold the sender back: " + String.join(", ", stalled);
         }
 
         // an ACK_AGGREGATION group delivers only once the aggregation point beside its sender has its receivers:

@@ -6,7 +6,6 @@ import org.onosproject.net.DeviceId;
 
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -155,19 +154,6 @@ public final class P4AggControl {
     public synchronized void forget(DeviceId device) {
         started.remove(device);
         stalled.remove(device);
-    }
-
-    /** @return per switch the groups started on it */
-    public synchronized Map<DeviceId, Set<P2mpGroupId>> started() {
-        Map<DeviceId, Set<P2mpGroupId>> out = new TreeMap<>(java.util.Comparator.comparing(DeviceId::toString));
-        started.forEach((d, g) -> {
-            Set<P2mpGroupId> ids = new HashSet<>();
-            g.values().forEach(p -> ids.add(p.id()));
-            if (!ids.isEmpty()) {
-                out.put(d, ids);
-            }
-        });
-        return out;
     }
 
     // what the group record keeps: every receiver joined at its PSN, and those stalled out

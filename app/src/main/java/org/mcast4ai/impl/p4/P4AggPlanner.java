@@ -81,11 +81,6 @@ public final class P4AggPlanner {
             this.cnpUs = cnpUs;
             this.holdoffUs = holdoffUs;
         }
-
-        /** @return the stall time in microseconds */
-        public long stallUs() {
-            return stallUs;
-        }
     }
 
     /** The production pacing: a receiver stalls out after 1 s, one CNP per 50 us, a NAK hold-off of 1 ms. */
@@ -258,12 +253,12 @@ public final class P4AggPlanner {
             }
             indices.computeIfAbsent(at.deviceId(), d -> new HashMap<>()).put(index, id);
             int senderBit = bits.bitOf(at.deviceId().toString(), at.port().toLong());
-            List<FlowRule> src = rules.computeIfAbsent(at.deviceId(), d -> new ArrayList<>());
-            int first = src.size();
+            // the group's own entries on the source leaf: in place before its control frames go out
+            List<FlowRule> own = new ArrayList<>();
             PiAction group = vpGroup(c, index, at, timers);
-            src.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_VP,
+            own.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_VP,
                     selector(b -> b.matchExact(PiMatchFieldId.of("vp"), c.peer().address().toOctets())), group));
-            src.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_GROUP,
+            own.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_GROUP,
                     selector(b -> b.matchExact(PiMatchFieldId.of("group"), index)), group));
             Map<Integer, Long> keys = new TreeMap<>();
             Map<Integer, Integer> joins = new TreeMap<>();
@@ -271,7 +266,7 @@ public final class P4AggPlanner {
             Set<DeviceId> remote = new HashSet<>();
             for (AggregationContext.Member r : c.receivers()) {
                 int qpn = r.peerQpn();
-                src.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_MEMBER, selector(b -> b
+                own.add(P4FabricPlanner.rule(appId, at.deviceId(), AGG_MEMBER, selector(b -> b
                         .matchExact(PiMatchFieldId.of("group"), index)
                         .matchExact(PiMatchFieldId.of("src"), r.ip().toOctets())
                         .matchExact(PiMatchFieldId.of("qpn"), qpn)),
@@ -301,13 +296,7 @@ public final class P4AggPlanner {
                                     .withParameter(P4FabricPlanner.param("index", senderBit, 2)).build()));
                 }
             }
-            List<FlowRule> own = new ArrayList<>();
-            for (FlowRule r : src.subList(first, src.size())) {
-                String t = r.table().toString();
-                if (t.equals(AGG_VP) || t.equals(AGG_GROUP) || t.equals(AGG_MEMBER)) {
-                    own.add(r);
-                }
-            }
+            rules.computeIfAbsent(at.deviceId(), d -> new ArrayList<>()).addAll(own);
             points.add(new Point(id, at.deviceId(), at.port(), index, c.peer().startPsn(), keys, joins, names,
                     own));
         }

@@ -72,10 +72,12 @@ class P4AggPlannerTest {
         assertTrue(plan.problems().isEmpty(), plan.problems().toString());
         assertEquals(Set.of(LEAF1, LEAF2), plan.rules().keySet(), "nothing for the OpenFlow leaf3");
         List<FlowRule> src = plan.rules().get(LEAF1);
-        assertEquals(List.of(P4AggPlanner.AGG_VP, P4AggPlanner.AGG_GROUP, P4AggPlanner.AGG_MEMBER,
-                P4AggPlanner.ACK_SRC, P4AggPlanner.AGG_MEMBER, P4AggPlanner.AGG_MEMBER, P4AggPlanner.AGG_MEMBER),
-                tables(src), "the group, its four members, and the one local receiver's host");
-        PiAction group = action(src.get(0));
+        assertEquals(List.of(P4AggPlanner.ACK_SRC, P4AggPlanner.AGG_VP, P4AggPlanner.AGG_GROUP,
+                P4AggPlanner.AGG_MEMBER, P4AggPlanner.AGG_MEMBER, P4AggPlanner.AGG_MEMBER, P4AggPlanner.AGG_MEMBER),
+                tables(src), "the one local receiver's host, the group and its four members");
+        assertEquals(src.subList(1, 7), plan.points().get(0).entries(),
+                "the group's own entries, which must be in place before its control frames");
+        PiAction group = action(src.get(1));
         assertEquals(P4AggPlanner.VP_GROUP, group.id().id());
         assertEquals(5, number(param(group, "g")), "the peer's index: its address's low six bits");
         assertArrayEquals(IpAddress.valueOf("10.9.0.5").toOctets(), param(group, "vp_ip"));
@@ -86,10 +88,10 @@ class P4AggPlannerTest {
         assertArrayEquals(VirtualPeer.of(IpAddress.valueOf("10.9.0.5"), 1, Set.of()).mac().toBytes(),
                 param(group, "vp_mac"));
         assertEquals(1_000_000, number(param(group, "stall_us")));
-        assertEquals(group, action(src.get(1)), "the same group by its index, for the control frames");
-        assertEquals(5, number(match(src.get(1), "group")));
+        assertEquals(group, action(src.get(2)), "the same group by its index, for the control frames");
+        assertEquals(5, number(match(src.get(2), "group")));
         // member r21: its address and the QPN its ACKs name, to its slot
-        FlowRule m21 = src.get(4);
+        FlowRule m21 = src.get(4);      // after r12's
         assertArrayEquals(IpAddress.valueOf("10.0.2.1").toOctets(), match(m21, "src"));
         assertEquals(VirtualPeer.RECEIVER_QPN_BASE + 1, number(match(m21, "qpn")));
         assertEquals(1, number(param(action(m21), "slot")));

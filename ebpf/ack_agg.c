@@ -9,8 +9,10 @@
  *     receivers (24-bit serial arithmetic, extended to 64 bits) goes to the sender as one ACK per advance,
  *     NAKs as the PSN after the minimum once per round, CNPs at most once per interval; damaged ones (ICRC),
  *     strangers and ACKs beyond the PSN sent are dropped and counted;
- *   - the stall check evicts receivers at the minimum only when they lag alone (a receiver ahead was heard
- *     from within the stall timeout); a stall they all share is counted and left to the sender's retransmission;
+ *   - the stall check evicts receivers at the minimum only when they lag alone: the first stall timeout opens
+ *     a window, and at the next one more than half of the active receivers were heard from ahead of the
+ *     minimum in it; a stall many share (a partition with a receiver on the sender's side still acknowledging
+ *     is one) is counted and left to the sender's retransmission;
  *   - the agent's control frames (EtherType 0x88B5, accepted only through BPF_PROG_RUN on loopback and
  *     with the group's token) configure a group, add, remove and evict receivers and run the stall check.
  * A packet for the sender is written in place: Ethernet/IPv4/UDP/BTH/AETH from the VP to the sender, IPv4
@@ -209,6 +211,26 @@ static __always_inline void chunk_join(struct agg_group *g, __u32 s, struct agg_
 	c->credit = r->credit;
 }
 
+/* The stall clock starts again (the minimum advanced, or data went out with everything acknowledged, or a stall
+ * timeout passed): a new window, in which no receiver was heard from ahead of the minimum yet. */
+static __always_inline void restart_clock(struct agg_group *g, __u64 now)
+{
+	g->min_since = now;
+	g->window++;
+	g->heard_ahead = 0;
+	g->suspect = 0;
+}
+
+/* an active receiver stops counting in the window (it left or stalled) */
+static __always_inline void unheard(struct agg_group *g, struct agg_rx *r)
+{
+	if (r->heard_in == g->window) {
+		r->heard_in = g->window - 1;
+		if (g->heard_ahead > 0)
+			g->heard_ahead--;
+	}
+}
+
 /* The stall check's work on one chunk: the receivers at the group's minimum in the first chunk that has any are
  * stalled out. 1 if another chunk still has receivers at it (the agent runs the check again: one chunk per run
  * keeps each run within what the verifier walks), else 0. */
@@ -236,6 +258,7 @@ static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct
 
 		if (!r->used || r->stalled || r->acked != old)
 			continue;
+		unheard(g, r);
 		r->stalled = 1;
 		g->active--;
 		if (g->at_min > 0)
@@ -287,7 +310,7 @@ static __attribute__((noinline)) int scan_min(struct agg_group *g, __u64 now)
 	if (!found)
 		return 0;
 	if (m > g->min)
-		g->min_since = now;
+		restart_clock(g, now);
 	g->min = m;
 	g->at_min = n;
 	g->min_msn = msn;
@@ -315,7 +338,7 @@ static __always_inline int advance(struct agg_group *g, __u32 s, __s64 p, __u32 
 	r->credit = credit;
 	if (!g->sees_data && p >= g->sent_next) {
 		if (g->sent_next - 1 == g->min)
-			g->min_since = now;
+			restart_clock(g, now);
 		g->sent_next = p + 1;
 	}
 	chunk_drop(g, s, old);
@@ -326,6 +349,7 @@ static __always_inline void stall(struct agg_group *g, struct agg_events *ev, __
 {
 	struct agg_rx *r = &g->rx[s & (AGG_MAX_RX - 1)];
 
+	unheard(g, r);
 	r->stalled = 1;
 	g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
 	chunk_drop(g, s, r->acked);
@@ -408,7 +432,7 @@ static __always_inline void nak_second(struct agg_group *g, struct agg_events *e
 	g->retransmitted = 0;
 	if (g->min > g->ack_out) {
 		g->ack_out = g->min;
-		g->min_since = now;
+		restart_clock(g, now);
 	}
 	g->c.naks_out++;
 	e->kind = EMIT_NAK;
@@ -436,7 +460,7 @@ static __always_inline void on_data(struct agg_group *g, __u32 psn, __u64 now)
 
 	if (p >= g->sent_next) {
 		if (g->active > 0 && g->min == g->sent_next - 1)
-			g->min_since = now;
+			restart_clock(g, now);
 		g->sent_next = p + 1;
 	} else {
 		g->retransmitted = 1;
@@ -461,6 +485,7 @@ static __always_inline int on_join(struct agg_group *g, struct input *in, __u64 
 		g->count = s + 1;
 	r->used = 1;
 	r->stalled = 0;
+	r->heard_in = g->window - 1;
 	r->acked = join - 1;
 	r->ip = in->ip;
 	r->qpn = in->qpn;
@@ -471,7 +496,7 @@ static __always_inline int on_join(struct agg_group *g, struct input *in, __u64 
 	if (g->active++ == 0) {
 		g->min = join - 1;
 		g->at_min = 1;
-		g->min_since = now;
+		restart_clock(g, now);
 	} else if (join - 1 == g->min) {
 		g->at_min++;
 	}
@@ -488,6 +513,7 @@ static __always_inline int on_leave(struct agg_group *g, struct input *in)
 		return 0;
 	held = !r->stalled && r->acked == g->min;
 	if (!r->stalled) {
+		unheard(g, r);
 		g->active--;
 		r->used = 0;
 		g->chunk[(in->slot / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
@@ -556,11 +582,15 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 	case IN_TICK:
 		if (g->active == 0 || g->min >= g->sent_next - 1 || now - g->min_since < g->stall_ns)
 			return 0;
-		if (g->at_min >= g->active || !g->has_ahead_heard || now - g->ahead_heard_ns >= g->stall_ns) {
-			/* nobody ahead, or nobody ahead heard from: a stall they all share, which the sender's
-			 * retransmission recovers; nobody is evicted and the check starts again */
+		if (!g->suspect || 2 * g->heard_ahead <= g->active) {
+			/* the first timeout of a stall, or half of the receivers or more not heard from ahead of the
+			 * minimum in the window since (a cut between the sender and them looks just so): a stall they
+			 * share, which the sender's retransmission recovers; nobody is evicted and a new window decides
+			 * at the next timeout. A pass that stalls k receivers leaves more than half of the active - k
+			 * heard ahead, so the check's later passes decide alike */
 			g->c.common_stalls++;
-			g->min_since = now;
+			restart_clock(g, now);
+			g->suspect = 1;
 			return 0;
 		}
 		if (stall_one_chunk(g, ev))
@@ -572,11 +602,11 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 		return 0;
 	}
 	if (post == POST_MIN_ADVANCED && scan && g->active == 0) {
-		g->min_since = now;
+		restart_clock(g, now);
 		return 0;
 	}
 	if (scan && !scan_min(g, now)) {
-		g->min_since = now;
+		restart_clock(g, now);
 		return 0;
 	}
 	if (post == POST_ACK_IF_ADVANCED) {
@@ -593,7 +623,7 @@ static __always_inline int step(struct agg_group *g, struct agg_events *ev, stru
 			g->reack = 0;
 			ack_out(g, e, g->min);
 		} else {
-			g->min_since = now;
+			restart_clock(g, now);
 		}
 	} else if (post == POST_NAK) {
 		nak_second(g, ev, in, now, e);
@@ -999,12 +1029,12 @@ int ack_agg(struct __sk_buff *skb)
 	rc = step(g, ev, &in, now, &e);
 	if (in.heard) {
 		/* an answer from a receiver ahead of the minimum: the fabric reaches it, so one that lags alone behind
-		 * it may be evicted at the stall timeout */
+		 * it may be evicted at the stall timeout (counted once a window) */
 		struct agg_rx *r = &g->rx[in.slot & (AGG_MAX_RX - 1)];
 
-		if (!r->stalled && r->acked > g->min) {
-			g->ahead_heard_ns = now;
-			g->has_ahead_heard = 1;
+		if (!r->stalled && r->acked > g->min && r->heard_in != g->window) {
+			r->heard_in = g->window;
+			g->heard_ahead++;
 		}
 	}
 	bpf_spin_unlock(&g->lock);

@@ -48,6 +48,7 @@ struct agg_rx {
 	__u8 stalled;
 	__u8 used;
 	__u8 pad;
+	__u32 heard_in;       /* the stall window it was last counted in as heard from ahead of the minimum */
 };
 
 /* the minimum of one chunk's active receivers, and how many are at it */
@@ -77,7 +78,7 @@ struct agg_counters {
 	__u64 acks_in, acks_out, naks_in, naks_out, cnps_in, cnps_out, stalls;
 	__u64 drops[8];
 	__u64 reacks;         /* ACKs repeated to the sender after a retransmission (acks_out: one per advance) */
-	__u64 common_stalls;  /* stall timeouts that evicted nobody: every active receiver was stuck alike */
+	__u64 common_stalls;  /* stall timeouts that evicted nobody: the first of a stall, or one many share */
 };
 
 struct agg_group {
@@ -97,8 +98,9 @@ struct agg_group {
 	__u32 group_ip;       /* be; 0: data to the VP is passed as it is */
 	__s64 sent_next, ack_out, min, nak_out;
 	__u64 min_since, nak_out_ns, cnp_out_ns;
-	__u64 ahead_heard_ns; /* when a receiver ahead of the minimum was last heard from */
-	__u8 has_nak_out, has_cnp_out, has_ahead_heard, pad1[5];
+	__u32 window;         /* the stall clock's window: one more at every start of the clock */
+	__u32 heard_ahead;    /* active receivers heard from ahead of the minimum in this window */
+	__u8 has_nak_out, has_cnp_out, suspect, pad1[5]; /* suspect: the window opened at a stall timeout */
 	struct agg_counters c;
 	struct agg_chunk chunk[AGG_CHUNKS];
 	struct agg_rx rx[AGG_MAX_RX];

@@ -21,17 +21,19 @@
  * The controller (the CPU port only: a control frame from any other port is dropped and counted) starts a group
  * (CONFIG), adds and removes receivers (JOIN at a PSN, LEAVE, EVICT: it found one unreachable, never the last
  * active one) and runs the stall rule (TICK): when the minimum stood still for the stall time with data
- * unacknowledged, the receivers at it are stalled only if one ahead of them was heard from within that time;
- * otherwise the stall is common (a loss all share, or the fabric cut between the sender and all of them), counted,
- * and nobody is evicted. A fatal NAK stalls its receiver, unless it is the last active one, whose NAK reaches the
+ * unacknowledged, the clock starts again and the group is suspect; at the next timeout the receivers at the minimum
+ * are stalled only if more than half of the active receivers were heard from ahead of it in that window (counted
+ * once each: a window number per group and per receiver). Otherwise the stall is common (a loss many share, or the
+ * fabric cut between the sender and many of them while a receiver on its leaf still acknowledges), counted, and
+ * nobody is evicted. A fatal NAK stalls its receiver, unless it is the last active one, whose NAK reaches the
  * sender. What a packet stalled goes to the controller as a report (the packet itself, or a clone beside the ACK
  * it sends the sender). Every path is one pass through the pipeline: no recirculation, no resubmission.
  *
  * State, per group g (AGG_GROUPS) and receiver slot s (AGG_RX, 32 or 128), flat index g * AGG_RX + s:
- *   rx_acked 32, rx_key 56 (address << 24 | QPN), rx_msn 24, rx_credit 5, rx_on 1: 118 bits a receiver;
- *   g_min, g_atmin, g_active, g_ackout, g_sentnext, g_nak_out 32 each, g_msn 24, g_credit 5, g_nak_time,
- *   g_cnp_time, g_since, g_ahead 48 each, g_retx, g_reack, g_nak_has, g_cnp_has, g_ahead_has 1 each: 418 bits a
- *   group. A switch holds AGG_GROUPS x (418 + 118 AGG_RX) bits: 64 groups of 128 receivers, 121 KiB.
+ *   rx_acked 32, rx_key 56 (address << 24 | QPN), rx_msn 24, rx_credit 5, rx_on 1, rx_heard 32: 150 bits a
+ *   receiver; g_min, g_atmin, g_active, g_ackout, g_sentnext, g_nak_out, g_window, g_heard 32 each, g_msn 24,
+ *   g_credit 5, g_nak_time, g_cnp_time, g_since 48 each, g_retx, g_reack, g_nak_has, g_cnp_has, g_suspect 1 each:
+ *   434 bits a group. A switch holds AGG_GROUPS x (434 + 150 AGG_RX) bits: 64 groups of 128 receivers, 153 KiB.
  * Tables: agg_vp (the virtual peer's address: its group and the sender), agg_group (the same by index, for the
  * control frames), agg_member ((group, address, QPN): the slot).
  */
@@ -78,12 +80,32 @@
         hdr.ctl.op = CTL_STALLED; hdr.ctl.slot = 0; hdr.ctl.pad = 0; hdr.ctl.group = m.g; \
         hdr.ctl.psn = 0; hdr.ctl.key = 0; hdr.ctl.stalled = m.stalled;
 
+/* the stall clock starts again (the minimum advanced, data went out after all was acknowledged, or a stall timeout
+   passed): a new window, in which nobody was heard from ahead of the minimum yet */
+#define RESTART_CLOCK \
+        g_since.write(m.g, now); \
+        g_window.read(win, m.g); \
+        g_window.write(m.g, win + 1); \
+        g_heard.write(m.g, 0); \
+        g_suspect.write(m.g, 0);
+/* receiver m.i answered from ahead of the minimum: counted once a window */
+#define HEARD \
+        g_window.read(win, m.g); \
+        rx_heard.read(hw, m.i); \
+        if (hw != win) { rx_heard.write(m.i, win); g_heard.read(hn, m.g); g_heard.write(m.g, hn + 1); }
+/* receiver m.i left or stalled: it no longer counts in the window */
+#define UNHEARD \
+        g_window.read(win, m.g); \
+        rx_heard.read(hw, m.i); \
+        if (hw == win) { rx_heard.write(m.i, win - 1); g_heard.read(hn, m.g); if (hn > 0) { g_heard.write(m.g, hn - 1); } }
+
 control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
     register<bit<32>>(AGG_GROUPS * AGG_RX) rx_acked;
     register<bit<56>>(AGG_GROUPS * AGG_RX) rx_key;
     register<bit<24>>(AGG_GROUPS * AGG_RX) rx_msn;
     register<bit<5>>(AGG_GROUPS * AGG_RX) rx_credit;
     register<bit<1>>(AGG_GROUPS * AGG_RX) rx_on;  /* an active receiver: joined, not stalled, not left */
+    register<bit<32>>(AGG_GROUPS * AGG_RX) rx_heard; /* the stall window it was last heard in, ahead of the minimum */
     register<bit<32>>(AGG_GROUPS) g_min;
     register<bit<32>>(AGG_GROUPS) g_atmin;
     register<bit<32>>(AGG_GROUPS) g_active;
@@ -100,8 +122,9 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
     register<bit<48>>(AGG_GROUPS) g_cnp_time;     /* when the last CNP went on (us) */
     register<bit<48>>(AGG_GROUPS) g_since;        /* when the minimum last advanced, or data went out after all
                                                      was acknowledged (us) */
-    register<bit<1>>(AGG_GROUPS) g_ahead_has;
-    register<bit<48>>(AGG_GROUPS) g_ahead;        /* when a receiver ahead of the minimum was last heard from */
+    register<bit<32>>(AGG_GROUPS) g_window;       /* the stall clock's window: one more at every start of it */
+    register<bit<32>>(AGG_GROUPS) g_heard;        /* active receivers heard from ahead of the minimum in it */
+    register<bit<1>>(AGG_GROUPS) g_suspect;       /* the window opened at a stall timeout: it decides */
     register<bit<48>>(1) agg_clock;               /* nonzero: the time (us) instead of the switch's, for replays */
     /* per group, 8 each: drops by reason */
     counter(AGG_GROUPS * 8, CounterType.packets) agg_drops;
@@ -171,6 +194,9 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
 
     apply {
         bit<48> now = sm.ingress_global_timestamp;
+        bit<32> win = 0;        /* RESTART_CLOCK, HEARD and UNHEARD's */
+        bit<32> hw = 0;
+        bit<32> hn = 0;
         bit<48> clock = 0;
         agg_clock.read(clock, 0);
         if (clock != 0) { now = clock; }
@@ -202,7 +228,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                     g_min.read(dmin, m.g);
                     g_active.read(dactive, m.g);
                     /* everything was acknowledged: the stall clock starts with this packet */
-                    if (dactive > 0 && dmin == sent - 1) { g_since.write(m.g, now); }
+                    if (dactive > 0 && dmin == sent - 1) { RESTART_CLOCK }
                     g_sentnext.write(m.g, p + 1);
                 } else {
                     g_retx.write(m.g, 1);       /* a new NAK round, and one re-ACK */
@@ -280,6 +306,8 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
         bit<1> advanced = 0;    /* ... and an ACK goes on if it advanced (a receiver left, stalled or moved) */
         bit<3> kind = 0;        /* 0: ACK, 1: receiver not ready, 3: NAK; 7: a control frame */
         bit<1> is_nak = 0;
+        bit<1> hear = 0;        /* a member's ACK or NAK: ahead of the minimum at the end, it was heard from */
+        bit<32> heard_psn = 0;
         if (hdr.ctl.isValid()) {
             kind = 7;
             if (hdr.ctl.op == CTL_CONFIG) {
@@ -292,12 +320,11 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 g_active.write(m.g, 0);
                 g_msn.write(m.g, 0);
                 g_credit.write(m.g, 0);
-                g_since.write(m.g, now);
+                RESTART_CLOCK
                 g_retx.write(m.g, 0);
                 g_reack.write(m.g, 0);
                 g_nak_has.write(m.g, 0);
                 g_cnp_has.write(m.g, 0);
-                g_ahead_has.write(m.g, 0);
                 bit<32> base = m.g * AGG_RX;
 #define OFF(S) rx_on.write(base + (S), 0);
                 ALL_SLOTS(OFF)
@@ -313,10 +340,12 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 rx_msn.write(m.i, gmsn);
                 rx_credit.write(m.i, gcredit);
                 rx_on.write(m.i, 1);
+                g_window.read(win, m.g);
+                rx_heard.write(m.i, win - 1);
                 if (active == 0) {
                     g_min.write(m.g, join - 1);
                     g_atmin.write(m.g, 1);
-                    g_since.write(m.g, now);
+                    RESTART_CLOCK
                 } else if (join - 1 == min) {
                     g_atmin.write(m.g, atmin + 1);
                 }
@@ -325,6 +354,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
             } else if (hdr.ctl.op == CTL_LEAVE || hdr.ctl.op == CTL_EVICT) {
                 /* the controller evicts (it found the receiver unreachable) only while another is active */
                 if (on == 0 || hdr.ctl.op == CTL_EVICT && active <= 1) { return; }
+                UNHEARD
                 rx_on.write(m.i, 0);
                 active = active - 1;
                 if (hdr.ctl.op == CTL_EVICT) { m.stalled = bit_i; agg_stalls.count(m.g); }
@@ -334,22 +364,26 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 }
             } else if (hdr.ctl.op == CTL_TICK) {
                 /* the stall rule: the minimum stood still for the stall time with data unacknowledged */
-                bit<1> ahead_has = 0;
-                bit<48> ahead = 0;
-                g_ahead_has.read(ahead_has, m.g);
-                g_ahead.read(ahead, m.g);
+                bit<1> suspect = 0;
+                bit<32> heard = 0;
+                g_suspect.read(suspect, m.g);
+                g_heard.read(heard, m.g);
                 /* data unacknowledged; without the data in sight, as far as ACKs ahead tell */
                 bit<1> outstanding = 0;
                 if (AFTER(sent - 1, min) && (m.sees_data == 1 || AFTER(sent - 1, ackout))) { outstanding = 1; }
                 if (active == 0 || outstanding == 0 || now - since < m.stall_us) { return; }
-                if (atmin >= active || ahead_has == 0 || now - ahead >= m.stall_us) {
-                    /* nobody ahead, or nobody ahead heard from: a stall they all share; the sender's
-                       retransmission recovers it, and the clock starts again */
+                if (suspect == 0 || (heard << 1) <= active) {
+                    /* the first timeout of a stall, or half of the receivers or more not heard from ahead of the
+                       minimum in the window since (a cut between the sender and them looks just so): a stall
+                       they share, which the sender's retransmission recovers; a new window decides at the next
+                       timeout */
                     agg_common_stalls.count(m.g);
-                    g_since.write(m.g, now);
+                    RESTART_CLOCK
+                    g_suspect.write(m.g, 1);
                     return;
                 }
-                /* the receivers at the minimum lag alone: they no longer hold it back */
+                /* the receivers at the minimum lag alone behind more than half of the group: they no longer hold
+                   it back (none of them was heard from ahead of it: nothing to take off the window's count) */
                 bit<32> base = m.g * AGG_RX;
                 bit<32> a = 0;
                 bit<1> o = 0;
@@ -379,6 +413,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
             if (kind == 0) { agg_acks_in.count(m.g); } else { agg_naks_in.count(m.g); }
             if (fatal == 1 && active > 1) {
                 /* an access or operational error: the receiver's QP is broken, the sender's must not be */
+                UNHEARD
                 rx_on.write(m.i, 0);
                 active = active - 1;
                 m.stalled = bit_i;
@@ -410,7 +445,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                     if (!AFTER(p, old)) {
                         /* a duplicate or reordered ACK moves nothing back; after a retransmission one goes on
                            as a re-ACK of what the sender holds */
-                        if (AFTER(old, min)) { g_ahead_has.write(m.g, 1); g_ahead.write(m.g, now); }
+                        if (AFTER(old, min)) { HEARD }
                         bit<1> reack = 0;
                         g_reack.read(reack, m.g);
                         if (reack == 1) {
@@ -438,7 +473,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                     if (m.sees_data == 0 && !AFTER(sent, np)) {
                         /* without the data in sight an ACK ahead is taken as given; if everything was
                            acknowledged alike, the stall clock starts with this first receiver ahead */
-                        if (sent - 1 == min) { g_since.write(m.g, now); }
+                        if (sent - 1 == min) { RESTART_CLOCK }
                         g_sentnext.write(m.g, np + 1);
                     }
                     if (old == min) {
@@ -447,8 +482,9 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                         if (atmin == 0) { rescan = 1; }
                     }
                 }
-                /* heard from: if it is ahead of the minimum, the fabric reaches it */
-                if (AFTER(np, min)) { g_ahead_has.write(m.g, 1); g_ahead.write(m.g, now); }
+                /* heard from: once the minimum and the clock are where this packet leaves them (below) */
+                hear = 1;
+                heard_psn = np;
             }
         }
         /* ---------------------------------------------------------------- the minimum, found again */
@@ -477,7 +513,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
             }
             ALL_SLOTS(SCAN)
             if (found == 1) {
-                if (AFTER(nmin, min)) { g_since.write(m.g, now); }
+                if (AFTER(nmin, min)) { RESTART_CLOCK }
                 min = nmin;
                 gmsn = hmsn;
                 gcredit = hcredit;
@@ -498,7 +534,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 TO_SENDER
                 ACK_OUT(min, gmsn, 3w0 ++ gcredit)
             } else if (advanced == 1) {
-                g_since.write(m.g, now);
+                RESTART_CLOCK
             }
         } else if (is_nak == 1) {
             /* a NAK goes on at once with the PSN after the minimum, once per PSN per retransmission round */
@@ -521,7 +557,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 g_nak_out.write(m.g, resend);
                 g_nak_time.write(m.g, now);
                 g_retx.write(m.g, 0);
-                if (AFTER(min, ackout)) { g_ackout.write(m.g, min); g_since.write(m.g, now); }
+                if (AFTER(min, ackout)) { g_ackout.write(m.g, min); RESTART_CLOCK }
                 agg_naks_out.count(m.g);
                 /* the last receiver's fatal NAK reaches the sender as it is: the transfer cannot go on */
                 bit<8> syndrome = 0x60;
@@ -530,6 +566,8 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                 ACK_OUT(resend, gmsn, syndrome)
             }
         }
+        /* ---------------------------------------------------------------- heard from ahead of the minimum */
+        if (hear == 1 && AFTER(heard_psn, min)) { HEARD }
         /* ---------------------------------------------------------------- the receivers it stalled */
         if (m.stalled != 0) {
             if (m.emit == 1) {

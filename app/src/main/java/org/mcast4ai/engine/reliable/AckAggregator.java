@@ -23,11 +23,16 @@ import java.util.Arrays;
  *   <li>Anything from a source that is not a current receiver is dropped, and so is an ACK or NAK beyond the
  *       last PSN sent where the aggregation point sees the data: at any distance ahead the 24-bit arithmetic can
  *       tell (up to 2^23 - 1 past the next PSN to send; what lies behind it is a stale duplicate).</li>
- *   <li>When the minimum has not advanced for the stall timeout while data is unacknowledged, the receivers at
- *       the minimum are reported stalled and no longer hold it back, but only if they lag alone: some active
- *       receiver is ahead of them and was heard from (any ACK or NAK, duplicates included) within the stall
- *       timeout. Otherwise it is a common stall (a loss every receiver shares, or the fabric cut between the
- *       sender and all of them): nobody is evicted, it is counted, and the sender's retransmission recovers. No
+ *   <li>When the minimum has not advanced for the stall timeout while data is unacknowledged, the stall clock
+ *       starts again and the group is suspect: from then on it counts the active receivers heard from ahead of
+ *       the minimum (any ACK or NAK, duplicates included). If the minimum still stands at the next timeout and
+ *       more than half of the active receivers were heard from ahead of it in that window, the receivers at the
+ *       minimum lag alone: they are reported stalled and no longer hold it back. Otherwise it is a common stall
+ *       (a loss many receivers share, or the fabric cut between the sender and many of them while a receiver on
+ *       the sender's side still acknowledges): nobody is evicted, it is counted, the window starts again, and
+ *       the sender's retransmission recovers. The window opens only after a whole stall timeout without
+ *       progress, so a receiver heard just before a partition cut it off does not count as heard; a partition
+ *       never looks like dead receivers. With two receivers only the controller evicts one. No
  *       rule leaves the group without an active receiver: a fatal NAK (access or operational error) stalls its
  *       receiver instead of reaching the sender, unless it is the last active one, when the sender gets it
  *       (at the PSN after the minimum). The controller may evict a receiver it finds unreachable
@@ -86,6 +91,7 @@ public final class AckAggregator {
     private int[] msn;
     private int[] credit;
     private boolean[] stalled;
+    private int[] heardIn;      // the window a receiver was last counted in as heard from ahead of the minimum
     private int count;
     private int active;
 
@@ -95,6 +101,9 @@ public final class AckAggregator {
     private int minCredit;
     private long ackOut;        // the PSN the sender holds as acknowledged (ACK or NAK passed on)
     private long minSince;      // when the minimum last advanced, or data was sent with everything acknowledged
+    private int window;         // the stall clock's window, one more at every start of the clock
+    private int heardAhead;     // active receivers heard from ahead of the minimum in this window
+    private boolean suspect;    // this window opened at a stall timeout: it decides who lags alone
     private long sentNext;      // the next PSN the sender will send (seesData), or one past the highest ACK seen
     private long nakOut = NEVER;
     private long nakOutNanos;
@@ -111,7 +120,6 @@ public final class AckAggregator {
     private long cnpsOut;
     private long stalls;
     private long commonStalls;
-    private long aheadHeard = NEVER; // when a receiver ahead of the minimum was last heard from
     private final long[] drops = new long[AggregationOutput.Drop.values().length];
 
     /**
@@ -130,6 +138,7 @@ public final class AckAggregator {
         msn = new int[n];
         credit = new int[n];
         stalled = new boolean[n];
+        heardIn = new int[n];
         sentNext = startPsn & Psn.MASK;
         ackOut = sentNext - 1;
         min = ackOut;
@@ -174,6 +183,7 @@ public final class AckAggregator {
             msn = Arrays.copyOf(msn, n);
             credit = Arrays.copyOf(credit, n);
             stalled = Arrays.copyOf(stalled, n);
+            heardIn = Arrays.copyOf(heardIn, n);
         }
         int s = count++;
         keys[s] = key;
@@ -181,11 +191,12 @@ public final class AckAggregator {
         msn[s] = minMsn;
         credit[s] = minCredit;
         stalled[s] = false;
+        heardIn[s] = window - 1;
         index.put(key, s);
         if (active++ == 0) {
             min = join - 1;
             atMin = 1;
-            minSince = nowNanos;
+            restartClock(nowNanos);
         } else if (join - 1 == min) {
             atMin++;
         }
@@ -207,6 +218,7 @@ public final class AckAggregator {
         boolean heldMin = !stalled[s] && acked[s] == min;
         if (!stalled[s]) {
             active--;
+            unheard(s);
         }
         index.remove(key);
         int last = --count;
@@ -216,6 +228,7 @@ public final class AckAggregator {
             msn[s] = msn[last];
             credit[s] = credit[last];
             stalled[s] = stalled[last];
+            heardIn[s] = heardIn[last];
             index.put(keys[s], s);
         }
         if (heldMin && --atMin == 0) {
@@ -237,7 +250,7 @@ public final class AckAggregator {
         if (p >= sentNext) {
             if (active > 0 && min == sentNext - 1) {
                 // everything was acknowledged: the stall clock starts with this packet
-                minSince = nowNanos;
+                restartClock(nowNanos);
             }
             sentNext = p + 1;
         } else {
@@ -270,7 +283,7 @@ public final class AckAggregator {
             return;
         }
         if (p <= acked[s]) {
-            heard(s, nowNanos);
+            heard(s);
             if (reack) {
                 reack = false;
                 reAcks++;
@@ -279,7 +292,7 @@ public final class AckAggregator {
             return;
         }
         advance(s, p, ackMsn, ackCredit, nowNanos);
-        heard(s, nowNanos);
+        heard(s);
     }
 
     /**
@@ -348,10 +361,10 @@ public final class AckAggregator {
             // a sequence error acknowledges everything before the PSN it expects
             advanceQuietly(s, expected - 1, nakMsn, credit[s], nowNanos);
         }
-        heard(s, nowNanos);
         long resend = min + 1;
         if (resend == nakOut && !(config.seesData ? retransmitted
                 : nowNanos - nakOutNanos >= config.nakHoldoffNanos)) {
+            heard(s);
             drop(AggregationOutput.Drop.NAK_REPEATED, source);
             return;
         }
@@ -360,8 +373,10 @@ public final class AckAggregator {
         retransmitted = false;
         if (min > ackOut) {
             ackOut = min;
-            minSince = nowNanos;
+            restartClock(nowNanos);
         }
+        // heard once the clock is where the NAK left it (it may have started a new window)
+        heard(s);
         naksOut++;
         // the last receiver's fatal NAK reaches the sender as it is: the group's transfer cannot go on
         out.nak(Psn.wire(resend), minMsn, kind == KIND_RNR || fatal ? syndrome : NAK_SEQUENCE);
@@ -398,11 +413,13 @@ public final class AckAggregator {
         if (active == 0 || !outstanding() || nowNanos - minSince < config.stallNanos) {
             return;
         }
-        if (atMin >= active || aheadHeard == NEVER || nowNanos - aheadHeard >= config.stallNanos) {
-            // nobody ahead, or nobody ahead heard from: a stall they all share; the sender's retransmission
-            // recovers it, and the check starts again
+        if (!suspect || 2L * heardAhead <= active) {
+            // the first timeout, or half of the receivers or more not heard from ahead of the minimum (a cut
+            // between the sender and them looks just so): a stall they share, which the sender's retransmission
+            // recovers; a new window decides at the next timeout
             commonStalls++;
-            minSince = nowNanos;
+            restartClock(nowNanos);
+            suspect = true;
             return;
         }
         for (int s = 0; s < count; s++) {
@@ -442,7 +459,7 @@ public final class AckAggregator {
         if (!config.seesData && p >= sentNext) {
             if (sentNext - 1 == min) {
                 // everything was acknowledged alike: the stall clock starts with this first receiver ahead
-                minSince = nowNanos;
+                restartClock(nowNanos);
             }
             sentNext = p + 1;
         }
@@ -454,14 +471,32 @@ public final class AckAggregator {
     }
 
     // a receiver answered: if it is ahead of the minimum, the fabric reaches it, and whoever lags alone behind it
-    // may be evicted
-    private void heard(int s, long nowNanos) {
-        if (!stalled[s] && acked[s] > min) {
-            aheadHeard = nowNanos;
+    // may be evicted (the window's count holds each receiver once)
+    private void heard(int s) {
+        if (!stalled[s] && acked[s] > min && heardIn[s] != window) {
+            heardIn[s] = window;
+            heardAhead++;
         }
     }
 
+    // an active receiver stops counting: it left or stalled
+    private void unheard(int s) {
+        if (heardIn[s] == window) {
+            heardIn[s] = window - 1;
+            heardAhead--;
+        }
+    }
+
+    // the minimum advanced (or the clock starts for another reason): a new window, counting nobody yet
+    private void restartClock(long nowNanos) {
+        minSince = nowNanos;
+        window++;
+        heardAhead = 0;
+        suspect = false;
+    }
+
     private void stall(int s) {
+        unheard(s);
         stalled[s] = true;
         active--;
         stalls++;
@@ -486,7 +521,7 @@ public final class AckAggregator {
     /** Finds the minimum again and passes on an ACK if it advanced. */
     private void minAdvanced(long nowNanos) {
         if (active == 0) {
-            minSince = nowNanos;
+            restartClock(nowNanos);
             return;
         }
         recompute(nowNanos);
@@ -496,7 +531,7 @@ public final class AckAggregator {
             acksOut++;
             out.ack(Psn.wire(min), minMsn, minCredit);
         } else {
-            minSince = nowNanos;
+            restartClock(nowNanos);
         }
     }
 
@@ -526,7 +561,7 @@ public final class AckAggregator {
             return;
         }
         if (m > min) {
-            minSince = nowNanos;
+            restartClock(nowNanos);
         }
         min = m;
         atMin = n;
@@ -605,7 +640,7 @@ public final class AckAggregator {
         return stalls;
     }
 
-    /** @return stall timeouts that evicted nobody: every active receiver was stuck alike */
+    /** @return stall timeouts that evicted nobody (the first of a stall, or one that many receivers share) */
     public long commonStalls() {
         return commonStalls;
     }

@@ -310,10 +310,14 @@ public final class GroupInstaller {
                         + reason + ")"
                 : STATIC_TIMED_OUT + timeout + " ms";
         try {
-            timer.schedule(() -> later(id, () -> store.update(id, cur -> cur.version() != version
-                    || cur.state() != GroupState.INSTALLING || !reason.equals(cur.reason()) ? cur
-                    : cur.withFailure(kind, clock.getAsLong(), why))),
-                    timeout, TimeUnit.MILLISECONDS);
+            timer.schedule(() -> later(id, () -> {
+                // a group withdrawn and purged while it waited has nothing left to fail
+                if (store.get(id).isPresent()) {
+                    store.update(id, cur -> cur.version() != version
+                            || cur.state() != GroupState.INSTALLING || !reason.equals(cur.reason()) ? cur
+                            : cur.withFailure(kind, clock.getAsLong(), why));
+                }
+            }), timeout, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("Stopped; no deadline for group {}", id);
         }

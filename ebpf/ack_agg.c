@@ -190,11 +190,23 @@ static __always_inline void chunk_drop(struct agg_group *g, __u32 s, __s64 acked
 		rescan_chunk(g, s / AGG_CHUNK);
 }
 
+/* a chunk has one active receiver less; the group's mask of chunks with any keeps the scans off empty ones */
+static __always_inline void chunk_less(struct agg_group *g, __u32 s)
+{
+	__u32 ci = (s / AGG_CHUNK) & (AGG_CHUNKS - 1);
+	struct agg_chunk *c = &g->chunk[ci];
+
+	if (c->active > 0 && --c->active == 0)
+		g->chunks_live &= ~(1U << ci);
+}
+
 static __always_inline void chunk_join(struct agg_group *g, __u32 s, struct agg_rx *r)
 {
-	struct agg_chunk *c = &g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)];
+	__u32 ci = (s / AGG_CHUNK) & (AGG_CHUNKS - 1);
+	struct agg_chunk *c = &g->chunk[ci];
 	__u64 key = rx_key(r);
 
+	g->chunks_live |= 1U << ci;
 	if (c->active++ == 0 || r->acked < c->min) {
 		c->min = r->acked;
 		c->at_min = 1;
@@ -245,6 +257,8 @@ static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct
 	for (i = 0; i < AGG_CHUNKS; i++) {
 		struct agg_chunk *c = &g->chunk[i];
 
+		if (!(g->chunks_live >> i & 1))
+			continue;
 		if (c->active && c->at_min && c->min == old) {
 			ci = i;
 			break;
@@ -263,7 +277,7 @@ static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct
 		g->active--;
 		if (g->at_min > 0)
 			g->at_min--;
-		g->chunk[ci].active--;
+		chunk_less(g, s);
 		g->c.stalls++;
 		event(ev, AGG_EV_STALLED, s);
 	}
@@ -271,6 +285,8 @@ static __attribute__((noinline)) int stall_one_chunk(struct agg_group *g, struct
 	for (i = 0; i < AGG_CHUNKS; i++) {
 		struct agg_chunk *c = &g->chunk[i];
 
+		if (!(g->chunks_live >> i & 1))
+			continue;
 		if (c->active && c->at_min && c->min == old)
 			return 1;
 	}
@@ -290,6 +306,9 @@ static __attribute__((noinline)) int scan_min(struct agg_group *g, __u64 now)
 	for (i = 0; i < AGG_CHUNKS; i++) {
 		struct agg_chunk *c = &g->chunk[i];
 
+		/* the mask first: an empty chunk's memory is not read (at N = 32, one chunk of 32) */
+		if (!(g->chunks_live >> i & 1))
+			continue;
 		if (c->active == 0 || c->at_min == 0)
 			continue;
 		if (c->min < m) {
@@ -351,7 +370,7 @@ static __always_inline void stall(struct agg_group *g, struct agg_events *ev, __
 
 	unheard(g, r);
 	r->stalled = 1;
-	g->chunk[(s / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
+	chunk_less(g, s);
 	chunk_drop(g, s, r->acked);
 	g->active--;
 	g->c.stalls++;
@@ -516,7 +535,7 @@ static __always_inline int on_leave(struct agg_group *g, struct input *in)
 		unheard(g, r);
 		g->active--;
 		r->used = 0;
-		g->chunk[(in->slot / AGG_CHUNK) & (AGG_CHUNKS - 1)].active--;
+		chunk_less(g, in->slot);
 		chunk_drop(g, in->slot, r->acked);
 	}
 	r->used = 0;
@@ -747,48 +766,82 @@ static __always_inline int write_out(struct __sk_buff *skb, struct agg_group *g,
 	return TC_ACT_OK;
 }
 
-/* the CRC-32 four bytes at a time (slicing by 4): crc_slices[k][b] is byte b's image after k + 1 more bytes */
-static const __u32 crc_slices[4][256] = {
+/* the CRC-32 eight bytes at a time (slicing by 8): crc_slices[k][b] is byte b's image after k + 1 more bytes */
+static const __u32 crc_slices[8][256] = {
 #include "crc32_slices.h"
 };
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the ICRC check reads the frame a little-endian word at a time"
+#endif
+
+/* word w of the ICRC's message after its leading ones (frame bytes 14 + 4w on), little-endian, with icrc_masked()'s
+ * bytes (ToS, TTL, the IPv4 and UDP checksums, BTH byte 4) as ones; w is a constant once unrolled */
+static __always_inline __u32 icrc_word(const __u8 *p, int w)
+{
+	__u32 v = *(const __u32 *)(p + 14 + 4 * w);
+
+	if (w == 0)
+		v |= 0x0000FF00;      /* ToS */
+	else if (w == 2)
+		v |= 0xFFFF00FF;      /* TTL, the IPv4 checksum */
+	else if (w == 6)
+		v |= 0xFFFF0000;      /* the UDP checksum */
+	else if (w == 8)
+		v |= 0x000000FF;      /* BTH byte 4 */
+	return v;
+}
+
+static __always_inline __u32 crc_step8(__u32 c, __u32 w0, __u32 w1)
+{
+	c ^= w0;
+	return crc_slices[7][c & 0xFF] ^ crc_slices[6][(c >> 8) & 0xFF] ^ crc_slices[5][(c >> 16) & 0xFF]
+	       ^ crc_slices[4][c >> 24] ^ crc_slices[3][w1 & 0xFF] ^ crc_slices[2][(w1 >> 8) & 0xFF]
+	       ^ crc_slices[1][(w1 >> 16) & 0xFF] ^ crc_slices[0][w1 >> 24];
+}
+
+static __always_inline __u32 crc_step4(__u32 c, __u32 w)
+{
+	c ^= w;
+	return crc_slices[3][c & 0xFF] ^ crc_slices[2][(c >> 8) & 0xFF] ^ crc_slices[1][(c >> 16) & 0xFF]
+	       ^ crc_slices[0][c >> 24];
+}
+
 /* Whether a consumed packet's ICRC verifies. An ACK or NAK is 62 bytes, a CNP 74 (the ICRC covers the IPv4 packet
- * but its last four bytes, 44 or 56 bytes, a multiple of four); any other length is no packet the aggregator
- * consumes, and counts as damaged. Read into the stack, the masked bytes set to ones there, and taken four bytes a
- * step, so the CRC's loop walks no packet pointers and costs 11 or 14 steps. */
+ * but its last four bytes, 44 or 56 bytes); any other length is no packet the aggregator consumes, and counts as
+ * damaged. Read in place a word at a time, the masked bytes ORed in, eight bytes a step, fully unrolled: 6 or 7
+ * steps and no copy (this check is most of what an ACK costs). A frame not linear that far is pulled first. */
 static __always_inline int icrc_ok(struct __sk_buff *skb, struct iphdr *ip)
 {
-	__u8 b[CNP_FRAME];
-	__u32 len = bpf_ntohs(ip->tot_len) + 14, covered, crc, i;
+	__u32 len = bpf_ntohs(ip->tot_len) + 14, crc = ICRC_START;
+	__u8 *p, *end;
+	int i;
 
+	if (len != ACK_FRAME && len != CNP_FRAME)
+		return 0;
+	p = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	if (p + len > end) {
+		if (bpf_skb_pull_data(skb, len))
+			return 0;
+		p = (void *)(long)skb->data;
+		end = (void *)(long)skb->data_end;
+	}
 	if (len == ACK_FRAME) {
-		if (bpf_skb_load_bytes(skb, 0, b, ACK_FRAME))
+		if (p + ACK_FRAME > end)
 			return 0;
-	} else if (len == CNP_FRAME) {
-		if (bpf_skb_load_bytes(skb, 0, b, CNP_FRAME))
-			return 0;
-	} else {
-		return 0;
+#pragma unroll
+		for (i = 0; i < 5; i++)
+			crc = crc_step8(crc, icrc_word(p, 2 * i), icrc_word(p, 2 * i + 1));
+		crc = crc_step4(crc, icrc_word(p, 10));
+		return *(__u32 *)(p + ACK_FRAME - 4) == ~crc;
 	}
-	/* icrc_masked()'s bytes: ToS, TTL, the IPv4 and UDP checksums, BTH byte 4 */
-	b[15] = b[22] = b[24] = b[25] = b[40] = b[41] = b[46] = 0xFF;
-	covered = len - 14 - 4;
-	crc = icrc_start();
-	for (i = 0; i < (CNP_FRAME - 14 - 4) / 4; i++) {
-		__u32 o = 14 + 4 * i;
-
-		if (4 * i >= covered)
-			break;
-		crc ^= (__u32)b[o] | (__u32)b[o + 1] << 8 | (__u32)b[o + 2] << 16 | (__u32)b[o + 3] << 24;
-		crc = crc_slices[3][crc & 0xFF] ^ crc_slices[2][(crc >> 8) & 0xFF] ^ crc_slices[1][(crc >> 16) & 0xFF]
-		      ^ crc_slices[0][crc >> 24];
-	}
-	crc = ~crc;
-	i = len - 4;
-	if (i > CNP_FRAME - 4)
+	if (p + CNP_FRAME > end)
 		return 0;
-	return b[i] == (__u8)crc && b[i + 1] == (__u8)(crc >> 8) && b[i + 2] == (__u8)(crc >> 16)
-	       && b[i + 3] == (__u8)(crc >> 24);
+#pragma unroll
+	for (i = 0; i < 7; i++)
+		crc = crc_step8(crc, icrc_word(p, 2 * i), icrc_word(p, 2 * i + 1));
+	return *(__u32 *)(p + CNP_FRAME - 4) == ~crc;
 }
 
 /* ---------------------------------------------------------------- entry */

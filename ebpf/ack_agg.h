@@ -7,7 +7,7 @@
 #define AGG_MAX_GROUPS 64
 #define AGG_CHUNK 32             /* receivers per chunk: a chunk keeps its own minimum */
 #ifndef AGG_CHUNKS
-#define AGG_CHUNKS 32            /* chunks per group (power of two) */
+#define AGG_CHUNKS 32            /* chunks per group (power of two, at most 32: a group keeps a mask of them) */
 #endif
 #define AGG_MAX_RX (AGG_CHUNK * AGG_CHUNKS)
 #define AGG_EVENTS 64            /* event ring per group (power of two) */
@@ -100,6 +100,7 @@ struct agg_group {
 	__u64 min_since, nak_out_ns, cnp_out_ns;
 	__u32 window;         /* the stall clock's window: one more at every start of the clock */
 	__u32 heard_ahead;    /* active receivers heard from ahead of the minimum in this window */
+	__u32 chunks_live;    /* bit i: chunk i has an active receiver */
 	__u8 has_nak_out, has_cnp_out, suspect, pad1[5]; /* suspect: the window opened at a stall timeout */
 	struct agg_counters c;
 	struct agg_chunk chunk[AGG_CHUNKS];

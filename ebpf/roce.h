@@ -43,7 +43,9 @@ static __always_inline int icrc_masked(__u32 o)
 	return o == 15 || o == 22 || o == 24 || o == 25 || o == 40 || o == 41 || o == 46;
 }
 
-/* the CRC of the ICRC's 8 leading bytes of ones (the masked LRH) */
+/* the CRC of the ICRC's 8 leading bytes of ones (the masked LRH); ICRC_START is the same, precomputed */
+#define ICRC_START 0xDEBB20E3U
+
 static __always_inline __u32 icrc_start(void)
 {
 	__u32 c = 0xFFFFFFFF;

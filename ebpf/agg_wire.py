@@ -2,13 +2,17 @@
 """The ACK aggregator on a real interface, with real packets.
 
 A veth pair: the sender's end in this namespace, the fabric's end in another; the program attached to the sender's
-interface in both directions (the same pinned instance the agent configures through BPF_PROG_RUN). The sender's kernel sends its
-data to the virtual peer through a UDP socket (so the program sees it leave); N receivers' ACKs, at their own
-paces, arrive from the fabric side; the sender's own UDP socket on port 4791 gets what the program lets through.
-It must be exactly one ACK per advance of the slowest receiver, in order, never beyond it, each a valid RoCEv2
-frame; a stranger's forged ACK and an ACK for a PSN never sent get nothing through.
+interface in both directions (the same pinned instance the agent configures through BPF_PROG_RUN). The sender's
+kernel sends its data to the virtual peer through a UDP socket (so the program sees it leave); N receivers' ACKs,
+at their own paces, arrive from the fabric side; the sender's own UDP socket on port 4791 gets what the program
+lets through. It must be exactly one ACK per advance of the slowest receiver, in order, never beyond it, each a
+valid RoCEv2 frame; a stranger's forged ACK and an ACK for a PSN never sent get nothing through.
 
-  agg_wire.py --object target/ack_agg.o [--receivers 8]
+With --bench COUNT it measures instead what the attached program costs per real frame, as the kernel accounts it
+(kernel.bpf_stats_enabled): ACKs that each advance the minimum, ACKs that do not, strangers' ACKs and frames passed
+at once, COUNT of each.
+
+  agg_wire.py --object target/ack_agg.o [--receivers 8] [--bench COUNT]
 """
 import argparse
 import json

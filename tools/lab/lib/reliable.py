@@ -20,7 +20,8 @@ With --p4 the fabric is the P4 lab (BMv2 switches running mcast4ai.p4) and no ag
 aggregates the ACKs in its registers (models/p4/agg), the receivers' leaves rewrite the copies and send the ACKs to
 the source leaf in a HOST entry, and the app starts each group's aggregator by packet-out. The aggregator's counters
 and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
-the line ends with at=p4. The clean and fabric runs are ported to it. Needs root, the lab up, the lab runner
+the line ends with at=p4. The clean, faults and fabric runs are ported to it (the faults run without the late
+receiver: the switch picks no join PSN yet). Needs root, the lab up, the lab runner
 serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
@@ -523,7 +524,12 @@ class Lab:
                                  common_stalls=c.get("commonStalls"), at="p4" if self.p4 else "ebpf"))
 
     def dropped_at(self, host, vp):
-        """Packets to the virtual peer the rules on a host's switch dropped (their drop rules' counters)."""
+        """Packets to the virtual peer the rules on a host's switch dropped (their drop rules' counters); on P4 the
+        leaf's count of receivers' packets it refused (McastIngress.acks[1..3]: the host is not who the packet
+        says, no source leaf for the peer, a header from a host or a bare ACK from the fabric), every peer's."""
+        if self.p4:
+            out = self.cli(["counter_read McastIngress.acks %d" % i for i in (1, 2, 3)], host["deviceId"])
+            return sum(int(x) for x in re.findall(r"(\d+) packets\)", out))
         bridge = next(sw["bridge"] for sw in self.fabric["switches"] if sw["deviceId"] == host["deviceId"])
         out = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-flows", bridge, "ip,nw_dst=%s" % vp],
                              capture_output=True, text=True).stdout
@@ -535,13 +541,27 @@ class Lab:
         late = self.pick(1, rnd, exclude=[self.stranger["ip"]])[0]
         receivers = self.pick(8, rnd, exclude=[late["ip"]])
         gid, ctx = self.create(run, receivers)
-        with open(self.agent_log) as f:
-            log_from = len(f.read())
+        log_from = 0
+        if self.p4:
+            self.p4_before[gid] = self.p4_read(ctx)["counters"]
+        else:
+            with open(self.agent_log) as f:
+                log_from = len(f.read())
         start = ctx["virtualPeer"]["startPsn"]
         count = self.a.count
         member = ctx["receivers"][0]
-        # slow enough (about 2.5 s) that a receiver added over REST joins mid-stream
-        cfg = self.config(ctx, ratePps=max(400, self.a.rate // 25))
+        # a non-member on the member's own leaf, when it has one (on P4: its forgery dies at that leaf, before any
+        # aggregator)
+        member_leaf = self.by_ip[member["ip"]]["deviceId"]
+        taken = {r["ip"] for r in ctx["receivers"]} | {late["ip"], self.source["ip"], self.stranger["ip"]}
+        neighbour = next((h for h in self.hosts if h["deviceId"] == member_leaf and h["ip"] not in taken), None)
+        if self.p4:
+            # the switch picks no join PSN yet: no late receiver; the sender's timer as in the P4 clean runs
+            cfg = self.config(ctx, ratePps=self.a.rate, rtoMs=max(self.a.rto_ms, 1000))
+            leaf_before = {h["ip"]: self.dropped_at(h, None) for h in (self.stranger, neighbour) if h}
+        else:
+            # slow enough (about 2.5 s) that a receiver added over REST joins mid-stream
+            cfg = self.config(ctx, ratePps=max(400, self.a.rate // 25))
         dead = cfg["receivers"][5]
         dead["killAfter"] = count // 4
         cnp = cfg["receivers"][2]
@@ -557,6 +577,13 @@ class Lab:
             dict(ns=self.stranger["ns"], iface=self.stranger["iface"], ip=member["ip"],
                  mac=self.stranger["mac"], peerQpn=member["peerQpn"], psn=(start + count - 1) & PSN_MASK,
                  afterSent=count // 3)]
+        if self.p4 and neighbour:
+            cfg["forged"].append(dict(ns=neighbour["ns"], iface=neighbour["iface"], ip=member["ip"],
+                                      mac=neighbour["mac"], peerQpn=member["peerQpn"],
+                                      psn=(start + count - 1) & PSN_MASK, afterSent=count // 3))
+        if self.p4:
+            self.faults_p4(run, gid, cfg, dead, member, neighbour, leaf_before)
+            return
         cfg["late"] = dict(afterSent=count // 4, receiver=dict(host=late["ip"], ns=late["ns"], iface=late["iface"],
                                                                ip=late["ip"], mac=late["mac"], qpn=0x2FF,
                                                                peerQpn=0, ackEvery=2))
@@ -608,6 +635,52 @@ class Lab:
                  res["beyond_min"], res["done"]), flush=True)
 
 
+    def faults_p4(self, run, gid, cfg, dead, member, neighbour, leaf_before):
+        """The faults run on BMv2: a receiver that dies among 8 is stalled out by the source leaf's stall rule (two
+        stall times: the first opens a window in which the 7 others are heard ahead), the group DEGRADED naming
+        it; the forgeries die at their own leaves, the member's ACK for a PSN never sent at the source leaf; the
+        CNP burst reaches the sender at most as often as it was sent."""
+        count = cfg["count"]
+        t0 = int(time.time() * 1000)
+        res = rc.scenario(cfg)
+        time.sleep(2.5)              # the stall report's packet-in and the app's DEGRADED
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        c["reAcks"] = max(0, res["sender"]["acks"] - c.get("acksOut", 0))
+        g = self.rest.call("GET", "groups/%d" % gid)
+        snd = res["sender"]
+        stalled = g.get("virtualPeer", {}).get("stalled", [])
+        self.check(run, res["done"], "the transfer stalled")
+        self.check(run, g["state"] == "DEGRADED" and stalled == [dead["host"]],
+                   "group is %s with stalled %s; want DEGRADED with %s only" % (g["state"], stalled, dead["host"]))
+        drops = {ip: self.dropped_at(self.by_ip[ip], None) - n for ip, n in leaf_before.items()}
+        self.check(run, drops.get(self.stranger["ip"], 0) >= 2,
+                   "the stranger's two forged ACKs were not dropped at its leaf (%s dropped)"
+                   % drops.get(self.stranger["ip"]))
+        if neighbour:
+            self.check(run, drops.get(neighbour["ip"], 0) >= 1,
+                       "the forgery from %s, on the member's leaf, was not dropped there" % neighbour["ip"])
+        self.check(run, c.get("dropNonMember", 0) == 0, "a forged ACK reached the aggregator (%s non-member drops "
+                   "there)" % c.get("dropNonMember"))
+        self.check(run, c.get("dropBeyondSent", 0) >= 1, "the ACK for a PSN never sent was not dropped")
+        self.check(run, snd["beyond_sent"] == 0, "the sender got an ACK for a PSN it never sent")
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest live receiver" % res["beyond_min"])
+        self.check(run, c.get("stalls") == 1, "%s receivers stalled out at the source leaf" % c.get("stalls"))
+        self.check(run, c.get("cnpsIn") == 5 and 1 <= snd["cnps"] <= 5,
+                   "CNPs in %s, at the sender %d" % (c.get("cnpsIn"), snd["cnps"]))
+        for name, st in res["receivers"].items():
+            if name != dead["host"]:
+                self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        print("reliable-run: faults receivers=8 stalled=%s state=%s stalls=%s common_stalls=%s "
+              "forged_dropped_at_leaf=%d drop_non_member=%s drop_beyond_sent=%s cnps_in=%s cnps_at_sender=%d "
+              "timeouts=%d retransmitted=%d beyond_min=%d done=%s at=p4"
+              % (",".join(stalled), g["state"], c.get("stalls"), c.get("commonStalls"), sum(drops.values()),
+                 c.get("dropNonMember"), c.get("dropBeyondSent"), c.get("cnpsIn"), snd["cnps"], snd["timeouts"],
+                 snd["retransmitted"], res["beyond_min"], res["done"]), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fabric", required=True)
@@ -627,8 +700,9 @@ def main():
     ap.add_argument("--results", help="write the measurements here (JSON)")
     ap.add_argument("--p4", action="store_true", help="the P4 lab: the source leaf aggregates, no agents")
     a = ap.parse_args()
-    if a.p4 and set(a.runs.split(",")) - {"clean", "fabric"}:
-        raise SystemExit("reliable: with --p4 only the clean and fabric runs are ported (--runs clean,fabric)")
+    if a.p4 and set(a.runs.split(",")) - {"clean", "fabric", "faults"}:
+        raise SystemExit("reliable: with --p4 the clean, faults and fabric runs are ported "
+                         "(--runs clean,faults,fabric)")
     lab = Lab(a)
     rnd = random.Random(a.seed)
     lab.start_agents()

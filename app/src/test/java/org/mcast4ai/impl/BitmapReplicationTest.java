@@ -22,12 +22,17 @@ import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -409,6 +414,46 @@ class BitmapReplicationTest {
             P2mpGroup now = s.get(g.id());
             assertEquals(GroupState.INSTALLED, now.state(), now.reason());
             assertNotNull(s.store.programmed(g.id()).installedOne(BitmapStamp.class));
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    @Test
+    void aGroupPurgedWhileItWaitsForTheStaticTablesLeavesItsDeadlineNothingToDo() throws Exception {
+        FakeGroupService silent = new FakeGroupService();
+        silent.confirm = false;
+        List<Throwable> thrown = Collections.synchronizedList(new ArrayList<>());
+        // a timer that keeps what its tasks threw (a scheduled task's exception otherwise dies in its future)
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1) {
+            @Override
+            protected void afterExecute(Runnable r, Throwable t) {
+                if (r instanceof Future<?> && ((Future<?>) r).isDone()) {
+                    try {
+                        ((Future<?>) r).get();
+                    } catch (ExecutionException e) {
+                        thrown.add(e.getCause());
+                    } catch (InterruptedException | CancellationException e) {
+                        // not a failure of the task
+                    }
+                }
+            }
+        };
+        try {
+            ManagerHarness s = new ManagerHarness(TestFabric.leafSpine(), timer, silent);
+            s.configure(OsgiPropertyConstants.INSTALL_TIMEOUT_MS, "200");
+            P2mpGroup g = s.manager.submit(bitmap("a", 2, 1, 4, 2));
+            assertEquals(GroupState.INSTALLING, s.get(g.id()).state());
+            // withdrawn (the switches answer its removals, and the static tables' batch with them) and purged
+            // before its install deadline comes
+            s.manager.withdraw(g.id());
+            s.flows.ackAll();
+            assertEquals(GroupState.WITHDRAWN, s.get(g.id()).state(), s.get(g.id()).reason());
+            s.manager.purge(g.id());
+            // past the deadline (200 ms from the submission)
+            Thread.sleep(400);
+            assertTrue(s.store.get(g.id()).isEmpty(), "the purged group came back");
+            assertTrue(thrown.isEmpty(), "the installer's timer threw: " + thrown);
         } finally {
             timer.shutdownNow();
         }

@@ -133,8 +133,23 @@ static __always_inline __u64 rx_key(struct agg_rx *r)
 	return (__u64)bpf_ntohl(r->ip) << 24 | (r->qpn & PSN_MASK);
 }
 
+/* used and not stalled, with one load of the two bytes */
+static __always_inline int rx_live(const struct agg_rx *r)
+{
+	__u16 v;
+
+	__builtin_memcpy(&v, &r->used, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return v == 0x0001;
+#else
+	return v == 0x0100;
+#endif
+}
+
 /* A chunk's minimum found again over its receivers (at most AGG_CHUNK), with its holder: of the receivers at the
- * minimum, the one with the lowest key, as the specification has it. */
+ * minimum, the one with the lowest key, as the specification has it. The ACK that advances the minimum pays for
+ * this loop, so a receiver ahead of the minimum so far costs one load of its state and one of its PSN; its key is
+ * built only when it ties or undercuts. */
 static __attribute__((noinline)) void rescan_chunk(struct agg_group *g, __u32 ci)
 {
 	struct agg_chunk *c;
@@ -149,20 +164,22 @@ static __attribute__((noinline)) void rescan_chunk(struct agg_group *g, __u32 ci
 	ci &= AGG_CHUNKS - 1;
 	for (j = 0; j < AGG_CHUNK; j++) {
 		struct agg_rx *r = &g->rx[(ci * AGG_CHUNK + j) & (AGG_MAX_RX - 1)];
+		__s64 a;
 		__u64 key;
 
-		if (!r->used || r->stalled)
+		if (!rx_live(r))
+			continue;
+		a = r->acked;
+		if (a > m)
 			continue;
 		key = rx_key(r);
-		if (r->acked < m) {
-			m = r->acked;
+		if (a < m) {
+			m = a;
 			n = 1;
-		} else if (r->acked == m) {
+		} else {
 			n++;
 			if (key >= hkey)
 				continue;
-		} else {
-			continue;
 		}
 		hkey = key;
 		hslot = ci * AGG_CHUNK + j;

@@ -44,9 +44,9 @@ struct agg_rx {
 	__u32 ip;             /* be */
 	__u32 qpn;
 	__u32 msn;
-	__u8 credit;
+	__u8 used;            /* used and stalled side by side: the scans test both with one load (rx_live) */
 	__u8 stalled;
-	__u8 used;
+	__u8 credit;
 	__u8 pad;
 	__u32 heard_in;       /* the stall window it was last counted in as heard from ahead of the minimum */
 };

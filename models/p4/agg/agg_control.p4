@@ -329,12 +329,27 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
 #define OFF(S) rx_on.write(base + (S), 0);
                 ALL_SLOTS(OFF)
                 return;
-            } else if (hdr.ctl.op == CTL_JOIN) {
-                /* a receiver holds the minimum from its join PSN (the controller checked it: from the PSN after
-                   the aggregated one, to the next PSN to send) */
+            } else if (hdr.ctl.op == CTL_JOIN || hdr.ctl.op == CTL_JOIN_NOW) {
+                /* a receiver holds the minimum from its join PSN (JOIN: the controller checked it, from the PSN
+                   after the aggregated one to the next PSN to send; JOIN_NOW, a receiver added to a running group:
+                   the next PSN to send, which the controller cannot know, sent back to it as a JOINED report) */
                 bit<32> join = 0;
                 bit<32> next = ackout + 1;
                 EXTEND(join, hdr.ctl.psn[23:0], next)
+                if (hdr.ctl.op == CTL_JOIN_NOW) {
+                    join = sent;
+                    if (AFTER(next, sent)) { join = next; }
+                    hdr.ctl.op = CTL_JOINED;
+                    hdr.ctl.stalled = 0;
+                    sm.egress_spec = CPU_PORT;
+                    if (on == 1) {
+                        /* asked again (the report was lost): the receiver acknowledges nothing before it is told
+                           its PSN, so the one after what it holds is the one it joined at */
+                        hdr.ctl.psn = 8w0 ++ (old + 1)[23:0];
+                        return;
+                    }
+                    hdr.ctl.psn = 8w0 ++ join[23:0];
+                }
                 rx_acked.write(m.i, join - 1);
                 rx_key.write(m.i, hdr.ctl.key[55:0]);
                 rx_msn.write(m.i, gmsn);

@@ -36,6 +36,8 @@
 #define CTL_TICK 4
 #define CTL_EVICT 5
 #define CTL_STALLED 6
+#define CTL_JOIN_NOW 7             /* JOIN at the PSN the switch picks: the next one the sender sends */
+#define CTL_JOINED 8               /* the report of it: the PSN the receiver joined at */
 
 /* drop reasons, the index within a group's row of agg_drops (the Java specification's AggregationOutput.Drop) */
 #define DROP_NON_MEMBER 1
@@ -46,7 +48,7 @@
 #define DROP_MALFORMED 7
 
 /* from the CPU port: an operation on a group's receiver (its slot; JOIN: its first PSN and key); to it: the
-   receivers a packet stalled (one bit per slot, slot 0 the least significant) */
+   receivers a packet stalled (one bit per slot, slot 0 the least significant), or the PSN a JOIN_NOW joined at */
 header ctl_t { bit<8> op; bit<8> slot; bit<16> pad; bit<32> group; bit<32> psn; bit<64> key; bit<128> stalled; }
 header aeth_t { bit<8> syndrome; bit<24> msn; }
 header cnp_t { bit<128> resv; }

@@ -20,8 +20,8 @@ With --p4 the fabric is the P4 lab (BMv2 switches running mcast4ai.p4) and no ag
 aggregates the ACKs in its registers (models/p4/agg), the receivers' leaves rewrite the copies and send the ACKs to
 the source leaf in a HOST entry, and the app starts each group's aggregator by packet-out. The aggregator's counters
 and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
-the line ends with at=p4. The clean, faults and fabric runs are ported to it (the faults run without the late
-receiver: the switch picks no join PSN yet). Needs root, the lab up, the lab runner
+the line ends with at=p4. The clean, faults and fabric runs are ported to it (the late receiver of the faults run
+joins where the source leaf says: the next PSN the sender sends, reported back by packet-in). Needs root, the lab up, the lab runner
 serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
@@ -556,7 +556,7 @@ class Lab:
         taken = {r["ip"] for r in ctx["receivers"]} | {late["ip"], self.source["ip"], self.stranger["ip"]}
         neighbour = next((h for h in self.hosts if h["deviceId"] == member_leaf and h["ip"] not in taken), None)
         if self.p4:
-            # the switch picks no join PSN yet: no late receiver; the sender's timer as in the P4 clean runs
+            # the sender's timer as in the P4 clean runs
             cfg = self.config(ctx, ratePps=self.a.rate, rtoMs=max(self.a.rto_ms, 1000))
             leaf_before = {h["ip"]: self.dropped_at(h, None) for h in (self.stranger, neighbour) if h}
         else:
@@ -581,12 +581,12 @@ class Lab:
             cfg["forged"].append(dict(ns=neighbour["ns"], iface=neighbour["iface"], ip=member["ip"],
                                       mac=neighbour["mac"], peerQpn=member["peerQpn"],
                                       psn=(start + count - 1) & PSN_MASK, afterSent=count // 3))
-        if self.p4:
-            self.faults_p4(run, gid, cfg, dead, member, neighbour, leaf_before)
-            return
         cfg["late"] = dict(afterSent=count // 4, receiver=dict(host=late["ip"], ns=late["ns"], iface=late["iface"],
                                                                ip=late["ip"], mac=late["mac"], qpn=0x2FF,
                                                                peerQpn=0, ackEvery=2))
+        if self.p4:
+            self.faults_p4(run, gid, cfg, dead, member, neighbour, leaf_before, late, start)
+            return
         t0 = int(time.time() * 1000)
         res = rc.scenario(cfg)
         time.sleep(self.a.stall_ms / 1000.0 + 0.5)
@@ -635,11 +635,12 @@ class Lab:
                  res["beyond_min"], res["done"]), flush=True)
 
 
-    def faults_p4(self, run, gid, cfg, dead, member, neighbour, leaf_before):
+    def faults_p4(self, run, gid, cfg, dead, member, neighbour, leaf_before, late, start):
         """The faults run on BMv2: a receiver that dies among 8 is stalled out by the source leaf's stall rule (two
         stall times: the first opens a window in which the 7 others are heard ahead), the group DEGRADED naming
         it; the forgeries die at their own leaves, the member's ACK for a PSN never sent at the source leaf; the
-        CNP burst reaches the sender at most as often as it was sent."""
+        CNP burst reaches the sender at most as often as it was sent; a receiver added over REST mid-transfer
+        joins at the PSN the source leaf picked and reported, and gets everything from there."""
         count = cfg["count"]
         t0 = int(time.time() * 1000)
         res = rc.scenario(cfg)
@@ -668,17 +669,27 @@ class Lab:
         self.check(run, c.get("stalls") == 1, "%s receivers stalled out at the source leaf" % c.get("stalls"))
         self.check(run, c.get("cnpsIn") == 5 and 1 <= snd["cnps"] <= 5,
                    "CNPs in %s, at the sender %d" % (c.get("cnpsIn"), snd["cnps"]))
+        lr = res["receivers"].get(late["ip"], {})
+        lj = res.get("late", {})
+        join = lj.get("joinPsn")
+        want_late = None if join is None else (start + count - join) & PSN_MASK
+        self.check(run, join is not None and 0 < want_late < count and lr.get("delivered") == want_late,
+                   "the late receiver joined at %s and delivered %s (want %s) %s"
+                   % (join, lr.get("delivered"), want_late, lj.get("error", "")))
         for name, st in res["receivers"].items():
-            if name != dead["host"]:
+            if name not in (dead["host"], late["ip"]):
                 self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
         self.account(run, 8, res, c)
         self.withdraw(gid)
-        print("reliable-run: faults receivers=8 stalled=%s state=%s stalls=%s common_stalls=%s "
+        print("reliable-run: faults receivers=8+1 stalled=%s state=%s stalls=%s common_stalls=%s "
               "forged_dropped_at_leaf=%d drop_non_member=%s drop_beyond_sent=%s cnps_in=%s cnps_at_sender=%d "
+              "late_join_psn=%s late_joined_after=%s late_delivered=%s "
               "timeouts=%d retransmitted=%d beyond_min=%d done=%s at=p4"
               % (",".join(stalled), g["state"], c.get("stalls"), c.get("commonStalls"), sum(drops.values()),
-                 c.get("dropNonMember"), c.get("dropBeyondSent"), c.get("cnpsIn"), snd["cnps"], snd["timeouts"],
-                 snd["retransmitted"], res["beyond_min"], res["done"]), flush=True)
+                 c.get("dropNonMember"), c.get("dropBeyondSent"), c.get("cnpsIn"), snd["cnps"],
+                 "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lj.get("joinedAfter"),
+                 lr.get("delivered"), snd["timeouts"], snd["retransmitted"], res["beyond_min"], res["done"]),
+              flush=True)
 
 
 def main():

@@ -39,6 +39,9 @@ public final class P4AggControl {
     private final Map<DeviceId, Map<Integer, P4AggPlanner.Point>> started = new HashMap<>();
     // per switch, per group index: the receivers its reports stalled (cleared when the group starts again)
     private final Map<DeviceId, Map<Integer, Set<String>>> stalled = new HashMap<>();
+    // per switch, per group index, per slot: receivers added to a running group, the PSN the switch joined them at
+    // (null until its JOINED report came: asked again at every tick)
+    private final Map<DeviceId, Map<Integer, Map<Integer, Integer>>> late = new HashMap<>();
 
     /**
      * @param sink    sends frames
@@ -55,8 +58,9 @@ public final class P4AggControl {
     /**
      * Brings the aggregators in line with the plan: a group whose switch acknowledged its entries and whose
      * registers were not started with it starts (CONFIG, then a JOIN per receiver); a started group whose receivers
-     * changed has those gone LEFT and those new JOINed at the PSN its record gives them. A group no longer planned
-     * is forgotten (its entries go with the plan).
+     * changed has those gone LEFT and those new joined at the next PSN its sender sends (JOIN_NOW: only the switch
+     * knows it; the group's record has it once the switch's JOINED report came, and until then the receiver is not
+     * reported joined). A group no longer planned is forgotten (its entries go with the plan).
      *
      * @param points the groups planned
      * @param ready  whether a group's entries are in place on its switch (ONOS lists them ADDED)
@@ -70,6 +74,8 @@ public final class P4AggControl {
         }
         started.forEach((d, groups) -> groups.keySet().removeIf(i -> !planned.getOrDefault(d, Map.of())
                 .containsKey(i)));
+        late.forEach((d, groups) -> groups.keySet().removeIf(i -> !started.getOrDefault(d, Map.of())
+                .containsKey(i)));
         List<P4AggPlanner.Point> now = new java.util.ArrayList<>();
         for (P4AggPlanner.Point p : points) {
             if (!ready.test(p)) {
@@ -82,16 +88,20 @@ public final class P4AggControl {
             }
             if (was != null && was.id().equals(p.id()) && was.startPsn() == p.startPsn()) {
                 // a running group's receivers changed: those gone no longer hold the minimum, those new join at the
-                // PSN the group's record gives them
+                // next PSN the sender sends (the data before it went out without them)
+                Map<Integer, Integer> added = late.computeIfAbsent(p.device(), d -> new HashMap<>())
+                        .computeIfAbsent(p.index(), i -> new TreeMap<>());
                 for (Map.Entry<Integer, Long> r : was.keys().entrySet()) {
                     if (!r.getValue().equals(p.keys().get(r.getKey()))) {
                         sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.LEAVE, p.index(), r.getKey(), 0, 0));
+                        added.remove(r.getKey());
                     }
                 }
                 for (Map.Entry<Integer, Long> r : new TreeMap<>(p.keys()).entrySet()) {
                     if (!r.getValue().equals(was.keys().get(r.getKey()))) {
-                        sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.JOIN, p.index(), r.getKey(),
-                                p.joinPsn().getOrDefault(r.getKey(), p.startPsn()), r.getValue()));
+                        sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.JOIN_NOW, p.index(), r.getKey(), 0,
+                                r.getValue()));
+                        added.put(r.getKey(), null);
                     }
                 }
                 on.put(p.index(), p);
@@ -105,16 +115,27 @@ public final class P4AggControl {
             }
             on.put(p.index(), p);
             stalled.computeIfAbsent(p.device(), d -> new HashMap<>()).remove(p.index());
+            late.getOrDefault(p.device(), new HashMap<>()).remove(p.index());
             now.add(p);
             report(p);
         }
         return now;
     }
 
-    /** Sends every started group's aggregator a TICK: the stall rule runs on the switch's clock. */
+    /**
+     * Sends every started group's aggregator a TICK (the stall rule runs on the switch's clock), and a JOIN_NOW
+     * again for each receiver whose JOINED report has not come (the switch answers a repeated one with the PSN it
+     * joined the receiver at, changing nothing).
+     */
     public synchronized void tick() {
-        started.forEach((d, groups) -> groups.values().forEach(p ->
-                sink.send(d, p, P4AggFrames.frame(P4AggFrames.TICK, p.index(), 0, 0, 0))));
+        started.forEach((d, groups) -> groups.values().forEach(p -> {
+            sink.send(d, p, P4AggFrames.frame(P4AggFrames.TICK, p.index(), 0, 0, 0));
+            late.getOrDefault(d, Map.of()).getOrDefault(p.index(), Map.of()).forEach((slot, psn) -> {
+                if (psn == null && p.keys().containsKey(slot)) {
+                    sink.send(d, p, P4AggFrames.frame(P4AggFrames.JOIN_NOW, p.index(), slot, 0, p.keys().get(slot)));
+                }
+            });
+        }));
     }
 
     /**
@@ -132,6 +153,14 @@ public final class P4AggControl {
         P4AggPlanner.Point p = started.getOrDefault(device, Map.of()).get(r.get().group());
         if (p == null) {
             return true;        // a group no longer started here: nothing to tell
+        }
+        if (r.get().joinedSlot() >= 0) {
+            Map<Integer, Integer> added = late.getOrDefault(device, Map.of()).get(p.index());
+            if (added != null && added.containsKey(r.get().joinedSlot())) {
+                added.put(r.get().joinedSlot(), r.get().joinedPsn());
+                report(p);
+            }
+            return true;
         }
         BitSet bits = r.get().stalled();
         Set<String> names = stalled.computeIfAbsent(device, d -> new HashMap<>())
@@ -154,12 +183,21 @@ public final class P4AggControl {
     public synchronized void forget(DeviceId device) {
         started.remove(device);
         stalled.remove(device);
+        late.remove(device);
     }
 
-    // what the group record keeps: every receiver joined at its PSN, and those stalled out
+    // what the group record keeps: every receiver joined at its PSN (one added to the running group once the switch
+    // said where), and those stalled out
     private void report(P4AggPlanner.Point p) {
         Map<String, Integer> joined = new TreeMap<>();
-        p.names().forEach((slot, name) -> joined.put(name, p.joinPsn().getOrDefault(slot, p.startPsn())));
+        Map<Integer, Integer> added = late.getOrDefault(p.device(), Map.of()).getOrDefault(p.index(), Map.of());
+        p.names().forEach((slot, name) -> {
+            if (!added.containsKey(slot)) {
+                joined.put(name, p.joinPsn().getOrDefault(slot, p.startPsn()));
+            } else if (added.get(slot) != null) {
+                joined.put(name, added.get(slot));
+            }
+        });
         Set<String> out = stalled.getOrDefault(p.device(), Map.of()).getOrDefault(p.index(), Set.of());
         reports.accept(p.id(), new AggregationReport(p.device().toString(), clock.getAsLong(), Map.of(), out,
                 joined, -1, -1));

@@ -21,6 +21,10 @@ public final class P4AggFrames {
     public static final int TICK = 4;
     public static final int EVICT = 5;
     public static final int STALLED = 6;
+    /** JOIN at the PSN the switch picks (the next the sender sends), for a receiver added to a running group. */
+    public static final int JOIN_NOW = 7;
+    /** The report of a JOIN_NOW: the PSN the receiver joined at. */
+    public static final int JOINED = 8;
     /** Bytes of a frame: Ethernet 14 and ctl_t 36. */
     public static final int LENGTH = 14 + 36;
     private static final byte[] DST = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
@@ -45,14 +49,18 @@ public final class P4AggFrames {
         return b.array();
     }
 
-    /** A report: which group's receivers a packet stalled. */
+    /** A report: which group's receivers a packet stalled, or the PSN a JOIN_NOW joined a receiver at. */
     public static final class Report {
         final int group;
         final BitSet stalled;
+        final int joinedSlot;
+        final int joinedPsn;
 
-        Report(int group, BitSet stalled) {
+        Report(int group, BitSet stalled, int joinedSlot, int joinedPsn) {
             this.group = group;
             this.stalled = stalled;
+            this.joinedSlot = joinedSlot;
+            this.joinedPsn = joinedPsn;
         }
 
         /** @return the group's index */
@@ -60,9 +68,19 @@ public final class P4AggFrames {
             return group;
         }
 
-        /** @return the slots stalled */
+        /** @return the slots stalled (none in a JOINED report) */
         public BitSet stalled() {
             return (BitSet) stalled.clone();
+        }
+
+        /** @return the slot a JOINED report is for, or -1 */
+        public int joinedSlot() {
+            return joinedSlot;
+        }
+
+        /** @return the PSN it joined at (24 bits), or -1 */
+        public int joinedPsn() {
+            return joinedPsn;
         }
     }
 
@@ -72,11 +90,15 @@ public final class P4AggFrames {
      */
     public static Optional<Report> report(byte[] frame) {
         if (frame.length < LENGTH || (frame[12] & 0xFF) << 8 != (ETHER_TYPE & 0xFF00)
-                || (frame[13] & 0xFF) != (ETHER_TYPE & 0xFF) || (frame[14] & 0xFF) != STALLED) {
+                || (frame[13] & 0xFF) != (ETHER_TYPE & 0xFF)
+                || (frame[14] & 0xFF) != STALLED && (frame[14] & 0xFF) != JOINED) {
             return Optional.empty();
         }
         ByteBuffer b = ByteBuffer.wrap(frame);
         int group = b.getInt(18);
+        if ((frame[14] & 0xFF) == JOINED) {
+            return Optional.of(new Report(group, new BitSet(), frame[15] & 0xFF, b.getInt(22) & 0xFFFFFF));
+        }
         BitSet stalled = new BitSet(128);
         for (int i = 0; i < 16; i++) {
             int v = frame[34 + i] & 0xFF;       // most significant byte first: slot 127 .. 120 first
@@ -86,6 +108,6 @@ public final class P4AggFrames {
                 }
             }
         }
-        return Optional.of(new Report(group, stalled));
+        return Optional.of(new Report(group, stalled, -1, -1));
     }
 }

@@ -40,7 +40,7 @@ class P4AggControlTest {
         assertEquals(P4AggFrames.LENGTH, f.length);
         ByteBuffer b = ByteBuffer.wrap(f);
         assertEquals(P4AggFrames.ETHER_TYPE, b.getShort(12) & 0xFFFF);
-        String[] ops = {"?", "CONFIG", "JOIN", "LEAVE", "TICK", "EVICT"};
+        String[] ops = {"?", "CONFIG", "JOIN", "LEAVE", "TICK", "EVICT", "STALLED", "JOIN_NOW"};
         return ops[f[14]] + " g" + b.getInt(18) + " s" + (f[15] & 0xFF) + " psn" + b.getInt(22) + " key"
                 + Long.toHexString(b.getLong(26));
     }
@@ -67,7 +67,62 @@ class P4AggControlTest {
         control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
         sent.clear();
         control.sync(List.of(point(5, Map.of(1, 2L, 2, 3L))), x -> true);
-        assertEquals(List.of("device:leaf1 LEAVE g5 s0 psn0 key0", "device:leaf1 JOIN g5 s2 psn100 key3"), sent);
+        assertEquals(List.of("device:leaf1 LEAVE g5 s0 psn0 key0", "device:leaf1 JOIN_NOW g5 s2 psn0 key3"), sent,
+                "the new one joins where the switch says: the next PSN the sender sends");
+    }
+
+    // the switch's answer to a JOIN_NOW, as a packet-in brings it
+    private static byte[] joined(int group, int slot, int psn) {
+        byte[] f = P4AggFrames.frame(P4AggFrames.JOINED, group, slot, psn, 0);
+        return f;
+    }
+
+    @Test
+    void aReceiverAddedToARunningGroupIsReportedJoinedOnlyAtThePsnTheSwitchPicked() {
+        control.sync(List.of(point(5, Map.of(0, 1L))), x -> true);
+        reports.clear();
+        sent.clear();
+        control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
+        assertEquals(Map.of("r0", 100), reports.get(reports.size() - 1).joinPsn(), "not joined before the switch says");
+        control.tick();
+        assertTrue(sent.contains("device:leaf1 JOIN_NOW g5 s1 psn0 key2"), "asked again while no answer came: " + sent);
+        assertTrue(control.received(LEAF, joined(5, 1, 4711)));
+        assertEquals(Map.of("r0", 100, "r1", 4711), reports.get(reports.size() - 1).joinPsn());
+        sent.clear();
+        control.tick();
+        assertEquals(List.of("device:leaf1 TICK g5 s0 psn0 key0"), sent, "answered: not asked again");
+        // the record now has its PSN: the next plan carries it and nothing is sent for it
+        Map<Integer, String> names = Map.of(0, "r0", 1, "r1");
+        P4AggPlanner.Point recorded = new P4AggPlanner.Point(P2mpGroupId.of(9), LEAF, PortNumber.portNumber(1), 5,
+                100, Map.of(0, 1L, 1, 2L), Map.of(0, 100, 1, 4711), names);
+        sent.clear();
+        control.sync(List.of(recorded), x -> true);
+        assertTrue(sent.isEmpty(), "nothing to send: " + sent);
+        assertEquals(Map.of("r0", 100, "r1", 4711), reports.get(reports.size() - 1).joinPsn());
+    }
+
+    @Test
+    void aJoinedReportForNoReceiverWaitingChangesNothing() {
+        control.sync(List.of(point(5, Map.of(0, 1L))), x -> true);
+        reports.clear();
+        assertTrue(control.received(LEAF, joined(5, 0, 999)), "consumed: it is an aggregator's");
+        assertTrue(control.received(LEAF, joined(5, 7, 999)));
+        assertTrue(reports.isEmpty(), "no receiver waited for it: " + reports);
+    }
+
+    @Test
+    void aSwitchThatCameBackStartsTheGroupWithEveryReceiverAtItsRecordedPsn() {
+        control.sync(List.of(point(5, Map.of(0, 1L))), x -> true);
+        control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
+        control.forget(LEAF);
+        sent.clear();
+        reports.clear();
+        control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
+        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key0", "device:leaf1 JOIN g5 s0 psn100 key1",
+                "device:leaf1 JOIN g5 s1 psn100 key2"), sent);
+        control.tick();
+        assertFalse(sent.stream().anyMatch(f -> f.contains("JOIN_NOW")), "no JOIN_NOW left over: " + sent);
+        assertEquals(Map.of("r0", 100, "r1", 100), reports.get(reports.size() - 1).joinPsn());
     }
 
     @Test

@@ -32,8 +32,8 @@
  * State, per group g (AGG_GROUPS) and receiver slot s (AGG_RX, 32 or 128), flat index g * AGG_RX + s:
  *   rx_acked 32, rx_key 56 (address << 24 | QPN), rx_msn 24, rx_credit 5, rx_on 1, rx_heard 32: 150 bits a
  *   receiver; g_min, g_atmin, g_active, g_ackout, g_sentnext, g_nak_out, g_window, g_heard 32 each, g_msn 24,
- *   g_credit 5, g_nak_time, g_cnp_time, g_since 48 each, g_retx, g_reack, g_nak_has, g_cnp_has, g_suspect 1 each:
- *   434 bits a group. A switch holds AGG_GROUPS x (434 + 150 AGG_RX) bits: 64 groups of 128 receivers, 153 KiB.
+ *   g_credit 5, g_nak_time, g_cnp_time, g_since 48 each, g_retx, g_reack, g_nak_has, g_cnp_has, g_suspect 1 each, g_config
+ *   64: 498 bits a group. A switch holds AGG_GROUPS x (498 + 150 AGG_RX) bits: 64 groups of 128 receivers, 154 KiB.
  * Tables: agg_vp (the virtual peer's address: its group and the sender), agg_group (the same by index, for the
  * control frames), agg_member ((group, address, QPN): the slot).
  */
@@ -125,6 +125,7 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
     register<bit<32>>(AGG_GROUPS) g_window;       /* the stall clock's window: one more at every start of it */
     register<bit<32>>(AGG_GROUPS) g_heard;        /* active receivers heard from ahead of the minimum in it */
     register<bit<1>>(AGG_GROUPS) g_suspect;       /* the window opened at a stall timeout: it decides */
+    register<bit<64>>(AGG_GROUPS) g_config;       /* what the running group was started with (CONFIG's key) */
     register<bit<48>>(1) agg_clock;               /* nonzero: the time (us) instead of the switch's, for replays */
     /* per group, 8 each: drops by reason */
     counter(AGG_GROUPS * 8, CounterType.packets) agg_drops;
@@ -311,7 +312,13 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
         if (hdr.ctl.isValid()) {
             kind = 7;
             if (hdr.ctl.op == CTL_CONFIG) {
-                /* a group starts at its sender's first PSN, with no receiver */
+                /* a group starts at its sender's first PSN, with no receiver; the same CONFIG again (a controller
+                   that restarted, or saw the switch reconnect, without the switch losing its registers) changes
+                   nothing: the transfer goes on where it is */
+                bit<64> running = 0;
+                g_config.read(running, m.g);
+                if (hdr.ctl.key != 0 && running == hdr.ctl.key) { return; }
+                g_config.write(m.g, hdr.ctl.key);
                 bit<32> start = 8w0 ++ hdr.ctl.psn[23:0];
                 g_sentnext.write(m.g, start);
                 g_ackout.write(m.g, start - 1);
@@ -349,6 +356,8 @@ control AckAgg(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm
                         return;
                     }
                     hdr.ctl.psn = 8w0 ++ join[23:0];
+                } else if (on == 1) {
+                    return;     /* joined already (the JOINs after a CONFIG that changed nothing) */
                 }
                 rx_acked.write(m.i, join - 1);
                 rx_key.write(m.i, hdr.ctl.key[55:0]);

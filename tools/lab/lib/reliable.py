@@ -20,7 +20,8 @@ With --p4 the fabric is the P4 lab (BMv2 switches running mcast4ai.p4) and no ag
 aggregates the ACKs in its registers (models/p4/agg), the receivers' leaves rewrite the copies and send the ACKs to
 the source leaf in a HOST entry, and the app starts each group's aggregator by packet-out. The aggregator's counters
 and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
-the line ends with at=p4. The clean, faults and fabric runs are ported to it (the late receiver of the faults run
+the line ends with at=p4. The clean, faults, restart (the controller killed and started again: --runner-cmd,
+--runner-pid, --runner-log) and fabric runs are ported to it (the late receiver of the faults run
 joins where the source leaf says: the next PSN the sender sends, reported back by packet-in). Needs root, the lab up, the lab runner
 serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
@@ -403,6 +404,8 @@ class Lab:
                                  naks_at_sender=snd["naks"], retransmitted=snd["retransmitted"]))
 
     def restart(self, rnd):
+        if self.p4:
+            return self.restart_p4(rnd)
         run = "restart"
         receivers = self.pick(8, rnd)
         gid, ctx = self.create(run, receivers)
@@ -439,6 +442,79 @@ class Lab:
         print("reliable-run: restart receivers=8 agent_killed_mid_stream=yes reconfigured=no acks_out=%s "
               "advances=%d beyond_min=%d done=%s" % (c.get("acksOut"), snd["advances"], res["beyond_min"],
                                                       res["done"]), flush=True)
+
+    def restart_p4(self, rnd):
+        """The controller crashes mid-transfer (the lab runner killed) and comes back with its store, as ONOS's
+        cluster store keeps the groups: it plans the group again and starts its aggregator with the same CONFIG and
+        JOINs, which the source leaf, whose registers hold the running transfer, takes as changing nothing. The
+        transfer must go on where it was: every receiver gets everything, nothing is acknowledged past the slowest,
+        no ACK is dropped as beyond what was sent (what a group started afresh at its first PSN would do)."""
+        run = "restart"
+        if not self.a.runner_cmd:
+            raise RuntimeError("the restart run on P4 needs --runner-cmd and --runner-pid")
+        receivers = self.pick(8, rnd)
+        gid, ctx = self.create(run, receivers)
+        self.p4_before[gid] = self.p4_read(ctx)["counters"]
+        # long enough (a minute) that the controller is back, and its CONFIG out, while the data flows: the lab
+        # runner takes 20 to 40 s to start again here (it reads back and writes the eight switches' state)
+        count = max(self.a.count, self.a.rate * 60)
+        cfg = self.config(ctx, count=count, ratePps=self.a.rate, rtoMs=max(self.a.rto_ms, 1000))
+        restarted = {}
+
+        def bounce():
+            time.sleep(2.0)
+            os.kill(self.runner_pid, signal.SIGKILL)
+            for _ in range(100):
+                try:
+                    os.kill(self.runner_pid, 0)
+                except OSError:
+                    break
+                time.sleep(0.05)
+            restarted["killed"] = time.monotonic()
+            with open(self.a.runner_log) as f:
+                ready = f.read().count("lab-runner: ready")
+            # exec: the pid is the runner's own, for whoever stops it next
+            p = subprocess.Popen("exec " + self.a.runner_cmd, shell=True, stdout=open(self.a.runner_log, "a"),
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            self.runner_pid = p.pid
+            with open(os.path.join(self.a.out, "runner.pid"), "w") as f:
+                f.write("%d\n" % p.pid)
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                with open(self.a.runner_log) as f:
+                    if f.read().count("lab-runner: ready") > ready:
+                        restarted["ready"] = time.monotonic()
+                        return
+                time.sleep(0.1)
+        t = threading.Thread(target=bounce)
+        t.start()
+        t0 = int(time.time() * 1000)
+        res = rc.scenario(cfg)
+        t.join()
+        time.sleep(1.0)
+        ctx, rep = self.counters(gid, t0)
+        c = rep.get("counters", {})
+        c["reAcks"] = max(0, res["sender"]["acks"] - c.get("acksOut", 0))
+        g = self.rest.call("GET", "groups/%d" % gid)
+        snd = res["sender"]
+        self.check(run, "ready" in restarted, "the lab runner did not come back within 60 s")
+        self.check(run, res["done"], "the transfer did not complete across the controller's restart")
+        self.check(run, g["state"] == "INSTALLED", "group is %s after the restart" % g["state"])
+        self.check(run, c.get("dropBeyondSent", 0) == 0, "%s ACKs dropped as beyond what was sent: the group was "
+                   "started afresh" % c.get("dropBeyondSent"))
+        self.check(run, c.get("stalls", 0) == 0, "%s receivers stalled out" % c.get("stalls"))
+        self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest receiver" % res["beyond_min"])
+        for name, st in res["receivers"].items():
+            self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        self.account(run, 8, res, c)
+        self.withdraw(gid)
+        self.check(run, restarted.get("ready", 1e18) < restarted.get("killed", 0) + count / float(self.a.rate) - 6,
+                   "the controller came back too late to start the group again while the data flowed")
+        down = restarted.get("ready", 0) - restarted.get("killed", 0)
+        print("reliable-run: restart receivers=8 count=%d controller_killed_mid_stream=yes down_s=%.1f "
+              "drop_beyond_sent=%s stalls=%s timeouts=%d retransmitted=%d advances=%d beyond_min=%d done=%s at=p4"
+              % (count, down, c.get("dropBeyondSent"), c.get("stalls"), snd["timeouts"], snd["retransmitted"],
+                 snd["advances"], res["beyond_min"], res["done"]), flush=True)
 
     def fabric_cmd(self, *args):
         r = subprocess.run([os.path.join(REPO, "tools", "lab", "fabric")] + (["--p4"] if self.p4 else []) + list(args)
@@ -710,11 +786,16 @@ def main():
     ap.add_argument("--rto-ms", type=int, default=200, help="the sender's retransmit timeout")
     ap.add_argument("--results", help="write the measurements here (JSON)")
     ap.add_argument("--p4", action="store_true", help="the P4 lab: the source leaf aggregates, no agents")
+    ap.add_argument("--runner-cmd", help="P4 restart run: the lab runner's command line (with --state), to start it "
+                    "again after it is killed")
+    ap.add_argument("--runner-pid", type=int, help="P4 restart run: the running lab runner's pid")
+    ap.add_argument("--runner-log", help="P4 restart run: the lab runner's log (appended to)")
     a = ap.parse_args()
-    if a.p4 and set(a.runs.split(",")) - {"clean", "fabric", "faults"}:
-        raise SystemExit("reliable: with --p4 the clean, faults and fabric runs are ported "
-                         "(--runs clean,faults,fabric)")
+    if a.p4 and set(a.runs.split(",")) - {"clean", "fabric", "faults", "restart"}:
+        raise SystemExit("reliable: with --p4 the clean, faults, restart and fabric runs are ported "
+                         "(--runs clean,faults,restart,fabric)")
     lab = Lab(a)
+    lab.runner_pid = a.runner_pid
     rnd = random.Random(a.seed)
     lab.start_agents()
     try:

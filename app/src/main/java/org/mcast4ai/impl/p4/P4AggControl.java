@@ -108,13 +108,21 @@ public final class P4AggControl {
                 report(p);
                 continue;
             }
-            sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.CONFIG, p.index(), 0, p.startPsn(), 0));
+            // the same CONFIG to a switch that still runs the group changes nothing, nor do the JOINs after it (a
+            // controller restarted, a switch reconnected); receivers the record has stalled out are not joined
+            sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.CONFIG, p.index(), 0, p.startPsn(),
+                    p.configKey()));
+            Set<String> out = new TreeSet<>();
             for (Map.Entry<Integer, Long> r : new TreeMap<>(p.keys()).entrySet()) {
+                if (p.stalled().contains(r.getKey())) {
+                    out.add(p.names().getOrDefault(r.getKey(), "slot " + r.getKey()));
+                    continue;
+                }
                 sink.send(p.device(), p, P4AggFrames.frame(P4AggFrames.JOIN, p.index(), r.getKey(),
                         p.joinPsn().getOrDefault(r.getKey(), p.startPsn()), r.getValue()));
             }
             on.put(p.index(), p);
-            stalled.computeIfAbsent(p.device(), d -> new HashMap<>()).remove(p.index());
+            stalled.computeIfAbsent(p.device(), d -> new HashMap<>()).put(p.index(), out);
             late.getOrDefault(p.device(), new HashMap<>()).remove(p.index());
             now.add(p);
             report(p);

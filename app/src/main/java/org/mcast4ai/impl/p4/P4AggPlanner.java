@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * ACK aggregation in the source leaf ({@code models/p4/agg/agg_control.p4}): the table entries of every
@@ -97,6 +98,7 @@ public final class P4AggPlanner {
         final Map<Integer, Integer> joinPsn;
         final Map<Integer, String> names;
         final List<FlowRule> entries;
+        final Set<Integer> stalled;
 
         Point(P2mpGroupId id, DeviceId device, PortNumber senderPort, int index, int startPsn,
               Map<Integer, Long> keys, Map<Integer, Integer> joinPsn, Map<Integer, String> names) {
@@ -106,6 +108,13 @@ public final class P4AggPlanner {
         Point(P2mpGroupId id, DeviceId device, PortNumber senderPort, int index, int startPsn,
               Map<Integer, Long> keys, Map<Integer, Integer> joinPsn, Map<Integer, String> names,
               List<FlowRule> entries) {
+            this(id, device, senderPort, index, startPsn, keys, joinPsn, names, entries, Set.of());
+        }
+
+        Point(P2mpGroupId id, DeviceId device, PortNumber senderPort, int index, int startPsn,
+              Map<Integer, Long> keys, Map<Integer, Integer> joinPsn, Map<Integer, String> names,
+              List<FlowRule> entries, Set<Integer> stalled) {
+            this.stalled = Set.copyOf(stalled);
             this.id = id;
             this.device = device;
             this.senderPort = senderPort;
@@ -157,6 +166,19 @@ public final class P4AggPlanner {
             return joinPsn;
         }
 
+        /** @return the slots the group's record has stalled out: a group started again does not join them */
+        public Set<Integer> stalled() {
+            return stalled;
+        }
+
+        /**
+         * @return the key CONFIG carries: the group and its first PSN; the switch takes the same key again as
+         *     changing nothing (its registers hold the running transfer)
+         */
+        public long configKey() {
+            return (id.value() & 0xFFFFFFFFFFL) << 24 | (startPsn & 0xFFFFFF);
+        }
+
         /** @return per receiver slot its name, as the group's request names it */
         public Map<Integer, String> names() {
             return names;
@@ -170,7 +192,7 @@ public final class P4AggPlanner {
             Point p = (Point) o;
             return id.equals(p.id) && device.equals(p.device) && senderPort.equals(p.senderPort)
                     && index == p.index && startPsn == p.startPsn && keys.equals(p.keys)
-                    && joinPsn.equals(p.joinPsn);
+                    && joinPsn.equals(p.joinPsn) && stalled.equals(p.stalled);
         }
 
         @Override
@@ -263,6 +285,7 @@ public final class P4AggPlanner {
             Map<Integer, Long> keys = new TreeMap<>();
             Map<Integer, Integer> joins = new TreeMap<>();
             Map<Integer, String> names = new TreeMap<>();
+            Set<Integer> stalled = new TreeSet<>();
             Set<DeviceId> remote = new HashSet<>();
             for (AggregationContext.Member r : c.receivers()) {
                 int qpn = r.peerQpn();
@@ -276,6 +299,9 @@ public final class P4AggPlanner {
                         | (qpn & 0xFFFFFFL));
                 joins.put(r.slot(), r.joinPsn());
                 names.put(r.slot(), r.host());
+                if (c.peer().stalled().contains(r.host())) {
+                    stalled.add(r.slot());
+                }
                 ConnectPoint rat = r.location().get();
                 if (!p4.contains(rat.deviceId())) {
                     continue;       // an OpenFlow leaf neither checks nor carries its ACKs here
@@ -298,7 +324,7 @@ public final class P4AggPlanner {
             }
             rules.computeIfAbsent(at.deviceId(), d -> new ArrayList<>()).addAll(own);
             points.add(new Point(id, at.deviceId(), at.port(), index, c.peer().startPsn(), keys, joins, names,
-                    own));
+                    own, stalled));
         }
         return new Plan(rules, points, problems);
     }

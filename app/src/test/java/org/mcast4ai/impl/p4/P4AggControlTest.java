@@ -51,8 +51,9 @@ class P4AggControlTest {
         assertTrue(control.sync(List.of(p), x -> false).isEmpty(), "not before the entries are acknowledged");
         assertTrue(sent.isEmpty());
         assertEquals(List.of(p), control.sync(List.of(p), x -> true));
-        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key0", "device:leaf1 JOIN g5 s0 psn100 keya000201100000",
-                "device:leaf1 JOIN g5 s1 psn100 keya000202100001"), sent);
+        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key9000064",
+                "device:leaf1 JOIN g5 s0 psn100 keya000201100000", "device:leaf1 JOIN g5 s1 psn100 keya000202100001"),
+                sent);
         assertEquals(Map.of("r0", 100, "r1", 100), reports.get(0).joinPsn(), "both joined, by name");
         sent.clear();
         assertTrue(control.sync(List.of(p), x -> true).isEmpty(), "started once");
@@ -102,6 +103,18 @@ class P4AggControlTest {
     }
 
     @Test
+    void aGroupStartedAgainLeavesTheReceiversItsRecordStalledOutAndSaysSo() {
+        Map<Integer, String> names = Map.of(0, "r0", 1, "r1", 2, "r2");
+        P4AggPlanner.Point p = new P4AggPlanner.Point(P2mpGroupId.of(9), LEAF, PortNumber.portNumber(1), 5, 100,
+                Map.of(0, 1L, 1, 2L, 2, 3L), Map.of(), names, List.of(), java.util.Set.of(1));
+        control.sync(List.of(p), x -> true);
+        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key9000064", "device:leaf1 JOIN g5 s0 psn100 key1",
+                "device:leaf1 JOIN g5 s2 psn100 key3"), sent, "the stalled one is not held to the minimum again");
+        assertEquals(Set.of("r1"), reports.get(reports.size() - 1).stalled(), "still stalled out, as recorded");
+        assertEquals(0x9000064L, p.configKey(), "the group and its first PSN: the switch keeps a running one");
+    }
+
+    @Test
     void aJoinedReportForNoReceiverWaitingChangesNothing() {
         control.sync(List.of(point(5, Map.of(0, 1L))), x -> true);
         reports.clear();
@@ -118,7 +131,7 @@ class P4AggControlTest {
         sent.clear();
         reports.clear();
         control.sync(List.of(point(5, Map.of(0, 1L, 1, 2L))), x -> true);
-        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key0", "device:leaf1 JOIN g5 s0 psn100 key1",
+        assertEquals(List.of("device:leaf1 CONFIG g5 s0 psn100 key9000064", "device:leaf1 JOIN g5 s0 psn100 key1",
                 "device:leaf1 JOIN g5 s1 psn100 key2"), sent);
         control.tick();
         assertFalse(sent.stream().anyMatch(f -> f.contains("JOIN_NOW")), "no JOIN_NOW left over: " + sent);

@@ -22,8 +22,8 @@ the source leaf in a HOST entry, and the app starts each group's aggregator by p
 and each receiver's acknowledged PSN are read from the source leaf's counters and registers (simple_switch_CLI), and
 the line ends with at=p4. The clean, faults, restart (the controller killed and started again: --runner-cmd,
 --runner-pid, --runner-log) and fabric runs are ported to it (the late receiver of the faults run
-joins where the source leaf says: the next PSN the sender sends, reported back by packet-in). Needs root, the lab up, the lab runner
-serving REST with --unicast-routes, the eBPF objects and the agent jar built.
+joins where the source leaf says: the next PSN the sender sends, reported back by packet-in). Needs root, the lab
+up, the lab runner serving REST with --unicast-routes, the eBPF objects and the agent jar built.
 """
 
 import argparse
@@ -690,16 +690,7 @@ class Lab:
         self.check(run, res["beyond_min"] == 0, "%d ACKs beyond the slowest live receiver" % res["beyond_min"])
         self.check(run, c.get("cnpsIn") == 5 and 1 <= c.get("cnpsOut", 0) < 5 and snd["cnps"] == c.get("cnpsOut"),
                    "CNPs in %s, out %s, at the sender %d" % (c.get("cnpsIn"), c.get("cnpsOut"), snd["cnps"]))
-        lr = res["receivers"].get(late["ip"], {})
-        lj = res.get("late", {})
-        join = lj.get("joinPsn")
-        want_late = None if join is None else (start + count - join) & PSN_MASK
-        self.check(run, join is not None and 0 < want_late < count and lr.get("delivered") == want_late,
-                   "the late receiver joined at %s and delivered %s (want %s) %s"
-                   % (join, lr.get("delivered"), want_late, lj.get("error", "")))
-        for name, st in res["receivers"].items():
-            if name not in (dead_host, late["ip"]):
-                self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        join, lr, _ = self.delivered(run, res, count, start, dead_host, late)
         self.account(run, 8, res, c)
         self.withdraw(gid)
         print("reliable-run: faults receivers=8+1 stalled=%s state=%s control_acks=%d forged_dropped_at_leaf=%d "
@@ -710,6 +701,21 @@ class Lab:
                  "start+%d" % ((join - start) & PSN_MASK) if join is not None else None, lr.get("delivered"),
                  res["beyond_min"], res["done"]), flush=True)
 
+
+    def delivered(self, run, res, count, start, dead, late):
+        """The faults run's deliveries: the late receiver everything from the PSN it joined at, every other live
+        one everything. Returns its join PSN, its result and the late join's."""
+        lr = res["receivers"].get(late["ip"], {})
+        lj = res.get("late", {})
+        join = lj.get("joinPsn")
+        want_late = None if join is None else (start + count - join) & PSN_MASK
+        self.check(run, join is not None and 0 < want_late < count and lr.get("delivered") == want_late,
+                   "the late receiver joined at %s and delivered %s (want %s) %s"
+                   % (join, lr.get("delivered"), want_late, lj.get("error", "")))
+        for name, st in res["receivers"].items():
+            if name not in (dead, late["ip"]):
+                self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        return join, lr, lj
 
     def faults_p4(self, run, gid, cfg, dead, member, neighbour, leaf_before, late, start):
         """The faults run on BMv2: a receiver that dies among 8 is stalled out by the source leaf's stall rule (two
@@ -745,16 +751,7 @@ class Lab:
         self.check(run, c.get("stalls") == 1, "%s receivers stalled out at the source leaf" % c.get("stalls"))
         self.check(run, c.get("cnpsIn") == 5 and 1 <= snd["cnps"] <= 5,
                    "CNPs in %s, at the sender %d" % (c.get("cnpsIn"), snd["cnps"]))
-        lr = res["receivers"].get(late["ip"], {})
-        lj = res.get("late", {})
-        join = lj.get("joinPsn")
-        want_late = None if join is None else (start + count - join) & PSN_MASK
-        self.check(run, join is not None and 0 < want_late < count and lr.get("delivered") == want_late,
-                   "the late receiver joined at %s and delivered %s (want %s) %s"
-                   % (join, lr.get("delivered"), want_late, lj.get("error", "")))
-        for name, st in res["receivers"].items():
-            if name not in (dead["host"], late["ip"]):
-                self.check(run, st["delivered"] == count, "%s delivered %d" % (name, st["delivered"]))
+        join, lr, lj = self.delivered(run, res, count, start, dead["host"], late)
         self.account(run, 8, res, c)
         self.withdraw(gid)
         print("reliable-run: faults receivers=8+1 stalled=%s state=%s stalls=%s common_stalls=%s "
